@@ -1,0 +1,237 @@
+//! Diagnostics: the one type every stage reports problems with, and the catalogue of codes.
+//!
+//! Stages never print. They return [`Diagnostic`]s, which carry a stable [`Code`], a
+//! severity, a message, the input position ([`Pos`]) when there is one, the object
+//! (`kind/namespace/name`), the field path and a help line. [`report`] renders the collected
+//! diagnostics at the end, in the format the caller asked for.
+
+pub mod report;
+
+use crate::yaml::Pos;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// The stable code of each kind of diagnostic. Codes never change meaning; new problems get
+/// new codes. `CONTRIBUTING.md` says how to add one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    /// A path given on the command line could not be read.
+    ReadFailed,
+    /// A file is not valid UTF-8.
+    NotUtf8,
+    /// YAML or JSON syntax error.
+    YamlSyntax,
+    /// A document that is not a Kubernetes object was skipped.
+    NotAnObject,
+    /// A `kustomization.yaml` was skipped.
+    Kustomization,
+    /// Two input objects with the same kind, namespace and name (DECISIONS #22).
+    DuplicateObject,
+    /// A field has the wrong type or a required field is missing.
+    InvalidField,
+    /// A field ome-render does not know; OME would drop it silently.
+    UnknownField,
+    /// The InferenceService's base model does not exist.
+    ModelNotFound,
+    /// The base model is disabled.
+    ModelDisabled,
+    /// The model lacks the metadata (`modelFormat`) compatibility checks need (DECISIONS #5).
+    ModelMetadataMissing,
+    /// The named runtime does not exist.
+    RuntimeNotFound,
+    /// The runtime is disabled.
+    RuntimeDisabled,
+    /// A named runtime does not declare support for the model (a warning, as in OME v1.3).
+    RuntimeNotDeclared,
+    /// OME would auto-select this runtime (a warning, as OME's webhook prints).
+    RuntimeAutoSelected,
+    /// No runtime supports the model.
+    NoRuntime,
+    /// Neither `spec.model` nor `spec.runtime` is set, or another InferenceService rule fails.
+    InvalidInferenceService,
+    /// The runtime and InferenceService merge into an object the API server would reject
+    /// (DECISIONS #3).
+    InvalidMerge,
+    /// A `{{ ... }}` that is not one of the supported placeholders (DECISIONS #1).
+    Placeholder,
+    /// A deployment mode or shape that cannot be rendered offline.
+    UnsupportedMode,
+    /// Two rendered objects have the same kind, namespace and name (DECISIONS #23).
+    RenderedCollision,
+    /// An accelerator class chosen for a component is not among the inputs.
+    AcceleratorClassNotFound,
+    /// A runtime names an accelerator class that is not among the inputs (DECISIONS #24).
+    AcceleratorClassUnknown,
+    /// An `acceleratorConfig` key that names no class the runtime lists.
+    AcceleratorConfigKey,
+    /// A runner is passed as multi-node (leader/worker) and OME v1.3 would run it otherwise.
+    MultiNode,
+    /// The renderer settings file (`ome-render.yaml`) is invalid.
+    Settings,
+    /// A failure of the tool itself, such as an output directory it cannot write.
+    Internal,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::ReadFailed => "ome::load::read",
+            Code::NotUtf8 => "ome::load::utf8",
+            Code::YamlSyntax => "ome::load::yaml",
+            Code::NotAnObject => "ome::load::not-an-object",
+            Code::Kustomization => "ome::load::kustomization",
+            Code::DuplicateObject => "ome::load::duplicate",
+            Code::InvalidField => "ome::input::invalid-field",
+            Code::UnknownField => "ome::input::unknown-field",
+            Code::ModelNotFound => "ome::model::not-found",
+            Code::ModelDisabled => "ome::model::disabled",
+            Code::ModelMetadataMissing => "ome::model::metadata-missing",
+            Code::RuntimeNotFound => "ome::runtime::not-found",
+            Code::RuntimeDisabled => "ome::runtime::disabled",
+            Code::RuntimeNotDeclared => "ome::runtime::not-declared",
+            Code::RuntimeAutoSelected => "ome::select::auto-selected",
+            Code::NoRuntime => "ome::select::no-runtime",
+            Code::InvalidInferenceService => "ome::isvc::invalid",
+            Code::InvalidMerge => "ome::merge::invalid",
+            Code::Placeholder => "ome::render::placeholder",
+            Code::UnsupportedMode => "ome::render::unsupported-mode",
+            Code::RenderedCollision => "ome::render::collision",
+            Code::AcceleratorClassNotFound => "ome::accelerator::not-found",
+            Code::AcceleratorClassUnknown => "ome::accelerator::unknown-class",
+            Code::AcceleratorConfigKey => "ome::accelerator::config-key",
+            Code::MultiNode => "ome::render::multi-node",
+            Code::Settings => "ome::settings::invalid",
+            Code::Internal => "ome::internal",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A Kubernetes object as users name it: `kind/namespace/name`, or `kind/name` for
+/// cluster-scoped objects and objects written without a namespace.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
+    }
+}
+
+/// A second place a diagnostic points at, such as the first definition of a duplicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related {
+    pub pos: Pos,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub pos: Option<Pos>,
+    pub object: Option<ObjectRef>,
+    pub field: Option<String>,
+    pub help: Option<String>,
+    pub related: Vec<Related>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity,
+            code,
+            message: message.into(),
+            pos: None,
+            object: None,
+            field: None,
+            help: None,
+            related: Vec::new(),
+        }
+    }
+
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Error, code, message)
+    }
+
+    pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, code, message)
+    }
+
+    pub fn note(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Note, code, message)
+    }
+
+    /// Points at an input position; a renderer-made position is ignored.
+    pub fn at(mut self, pos: Pos) -> Diagnostic {
+        if !pos.is_none() {
+            self.pos = Some(pos);
+        }
+        self
+    }
+
+    pub fn object(mut self, object: ObjectRef) -> Diagnostic {
+        self.object = Some(object);
+        self
+    }
+
+    pub fn field(mut self, field: impl Into<String>) -> Diagnostic {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn related(mut self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        if !pos.is_none() {
+            self.related.push(Related {
+                pos,
+                message: message.into(),
+            });
+        }
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Diagnostics in a stable order: by file, line, column, then code and message, so the
+/// report never depends on thread scheduling.
+pub fn sort(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| {
+        let key = |d: &Diagnostic| {
+            d.pos
+                .map(|p| (p.file, p.line, p.col))
+                .unwrap_or((u32::MAX, 0, 0))
+        };
+        key(a)
+            .cmp(&key(b))
+            .then(a.code.cmp(&b.code))
+            .then_with(|| a.object.cmp(&b.object))
+            .then_with(|| a.message.cmp(&b.message))
+    });
+}

@@ -1,0 +1,351 @@
+//! Renders collected diagnostics for the caller: miette's graphical report for a terminal,
+//! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
+
+use super::{Diagnostic, Severity};
+use crate::source::{Sources, byte_offset};
+use crate::yaml::emit::write_json_string;
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan, ThemeCharacters,
+};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ErrorFormat {
+    /// miette's graphical report: a header, the source lines with a label, the help.
+    #[default]
+    Human,
+    /// `::error file=…,line=…,col=…,title=…::message` lines for GitHub Actions.
+    Github,
+    /// One JSON object per diagnostic and line.
+    Json,
+}
+
+/// Renders every diagnostic, in order, as one string for standard error.
+pub fn render(diags: &[Diagnostic], sources: &Sources, format: ErrorFormat, color: bool) -> String {
+    let mut out = String::new();
+    for d in diags {
+        match format {
+            ErrorFormat::Human => out.push_str(&human(d, sources, color)),
+            ErrorFormat::Github => out.push_str(&github(d, sources)),
+            ErrorFormat::Json => out.push_str(&json(d, sources)),
+        }
+    }
+    out
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
+/// The message with the object and field folded in, for formats without a label.
+fn full_message(d: &Diagnostic) -> String {
+    let mut msg = String::new();
+    if let Some(obj) = &d.object {
+        msg.push_str(&obj.to_string());
+        msg.push_str(": ");
+    }
+    if let Some(field) = &d.field {
+        msg.push_str(field);
+        msg.push_str(": ");
+    }
+    msg.push_str(&d.message);
+    msg
+}
+
+/// A diagnostic in miette's terms, pointing into one source file.
+struct MietteView {
+    message: String,
+    severity: miette::Severity,
+    help: Option<String>,
+    source: Option<NamedSource<String>>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<MietteView>,
+}
+
+impl fmt::Debug for MietteView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for MietteView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MietteView {}
+
+impl miette::Diagnostic for MietteView {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.labels.iter().cloned()))
+        }
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            None
+        } else {
+            Some(Box::new(
+                self.related.iter().map(|r| r as &dyn miette::Diagnostic),
+            ))
+        }
+    }
+}
+
+/// The span of the token at a position: up to the next space, `:` or line end.
+fn token_span(text: &str, line: u32, col: u32) -> SourceSpan {
+    let start = byte_offset(text, line, col);
+    let rest = &text[start..];
+    let len = rest
+        .find(|c: char| c == '\n' || c == '\r' || c == ':' || c == ' ')
+        .unwrap_or(rest.len());
+    SourceSpan::new(start.into(), len.max(1).min(rest.len()))
+}
+
+fn view(
+    d_message: String,
+    severity: miette::Severity,
+    help: Option<String>,
+    pos: Option<crate::yaml::Pos>,
+    label: Option<String>,
+    sources: &Sources,
+) -> MietteView {
+    let file = pos.and_then(|p| sources.get(p.file).map(|f| (p, f)));
+    let (source, labels) = match file {
+        Some((p, f)) => {
+            let span = token_span(&f.text, p.line, p.col);
+            (
+                Some(NamedSource::new(f.path.clone(), f.text.to_string())),
+                vec![LabeledSpan::new_with_span(label, span)],
+            )
+        }
+        None => (None, Vec::new()),
+    };
+    MietteView {
+        message: d_message,
+        severity,
+        help,
+        source,
+        labels,
+        related: Vec::new(),
+    }
+}
+
+fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
+    let severity = match d.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Note => miette::Severity::Advice,
+    };
+    let has_source = d.pos.is_some_and(|p| sources.get(p.file).is_some());
+    // With a snippet, the object and field label the highlighted line; without one, they
+    // lead the message.
+    let (message, label) = if has_source {
+        let label = match (&d.object, &d.field) {
+            (Some(o), Some(f)) => Some(format!("{o} {f}")),
+            (Some(o), None) => Some(o.to_string()),
+            (None, Some(f)) => Some(f.clone()),
+            (None, None) => None,
+        };
+        (d.message.clone(), label)
+    } else {
+        (full_message(d), None)
+    };
+    let mut top = view(message, severity, d.help.clone(), d.pos, label, sources);
+    top.related = d
+        .related
+        .iter()
+        .map(|r| {
+            view(
+                r.message.clone(),
+                miette::Severity::Advice,
+                None,
+                Some(r.pos),
+                None,
+                sources,
+            )
+        })
+        .collect();
+
+    let mut characters = if color {
+        ThemeCharacters::unicode()
+    } else {
+        ThemeCharacters::ascii()
+    };
+    characters.error = format!("error[{}]:", d.code);
+    characters.warning = format!("warning[{}]:", d.code);
+    characters.advice = format!("note[{}]:", d.code);
+    let mut theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::none()
+    };
+    theme.characters = characters;
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(120)
+        .with_links(false)
+        .with_context_lines(1);
+    let mut out = String::new();
+    if handler.render_report(&mut out, &top).is_err() {
+        out = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, full_message(d));
+    }
+    // miette indents the header by two spaces; the contract wants lines to start with
+    // `error:`/`warning:`, so the first line loses its indent.
+    let trimmed = out.trim_start_matches(' ').to_string();
+    if trimmed.ends_with('\n') {
+        trimmed
+    } else {
+        trimmed + "\n"
+    }
+}
+
+/// Escapes a GitHub workflow command's data or property value.
+fn gh_escape(s: &str, property: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn github(d: &Diagnostic, sources: &Sources) -> String {
+    let command = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "notice",
+    };
+    let mut props = Vec::new();
+    if let Some(p) = d.pos
+        && let Some(path) = sources.path(p)
+    {
+        props.push(format!("file={}", gh_escape(path, true)));
+        props.push(format!("line={}", p.line));
+        props.push(format!("col={}", p.col + 1));
+    }
+    props.push(format!("title={}", gh_escape(d.code.as_str(), true)));
+    let mut msg = full_message(d);
+    if let Some(h) = &d.help {
+        msg.push_str("\nhelp: ");
+        msg.push_str(h);
+    }
+    format!("::{command} {}::{}\n", props.join(","), gh_escape(&msg, false))
+}
+
+fn json(d: &Diagnostic, sources: &Sources) -> String {
+    let mut out = Vec::new();
+    out.extend_from_slice(b"{\"severity\":");
+    write_json_string(severity_word(d.severity), &mut out);
+    out.extend_from_slice(b",\"code\":");
+    write_json_string(d.code.as_str(), &mut out);
+    out.extend_from_slice(b",\"message\":");
+    write_json_string(&d.message, &mut out);
+    if let Some(p) = d.pos
+        && let Some(path) = sources.path(p)
+    {
+        out.extend_from_slice(b",\"file\":");
+        write_json_string(path, &mut out);
+        out.extend_from_slice(format!(",\"line\":{},\"column\":{}", p.line, p.col + 1).as_bytes());
+    }
+    if let Some(o) = &d.object {
+        out.extend_from_slice(b",\"object\":");
+        write_json_string(&o.to_string(), &mut out);
+    }
+    if let Some(f) = &d.field {
+        out.extend_from_slice(b",\"field\":");
+        write_json_string(f, &mut out);
+    }
+    if let Some(h) = &d.help {
+        out.extend_from_slice(b",\"help\":");
+        write_json_string(h, &mut out);
+    }
+    out.extend_from_slice(b"}\n");
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::{Code, ObjectRef};
+    use crate::yaml::Pos;
+    use std::sync::Arc;
+
+    fn sources() -> Sources {
+        let mut s = Sources::new();
+        s.add(
+            "manifests/isvc.yaml".into(),
+            Arc::from("kind: InferenceService\nspec:\n  runtime:\n    name: srt-x\n"),
+        );
+        s
+    }
+
+    fn diag() -> Diagnostic {
+        Diagnostic::error(Code::RuntimeNotFound, "runtime srt-x not found")
+            .at(Pos {
+                file: 0,
+                line: 4,
+                col: 4,
+            })
+            .object(ObjectRef {
+                kind: "InferenceService".into(),
+                namespace: Some("demo".into()),
+                name: "x".into(),
+            })
+            .field("spec.runtime.name")
+            .help("add the runtime's file to the paths")
+    }
+
+    #[test]
+    fn human_report_names_file_line_object_and_field() {
+        let text = render(&[diag()], &sources(), ErrorFormat::Human, false);
+        assert!(text.starts_with("error[ome::runtime::not-found]: runtime srt-x not found\n"), "{text}");
+        assert!(text.contains("[manifests/isvc.yaml:4:5]"), "{text}");
+        assert!(text.contains("InferenceService/demo/x spec.runtime.name"), "{text}");
+        assert!(text.contains("help: add the runtime's file to the paths"), "{text}");
+    }
+
+    #[test]
+    fn github_annotations_escape_properties() {
+        let text = render(&[diag()], &sources(), ErrorFormat::Github, false);
+        assert_eq!(
+            text,
+            "::error file=manifests/isvc.yaml,line=4,col=5,title=ome%3A%3Aruntime%3A%3Anot-found::\
+             InferenceService/demo/x: spec.runtime.name: runtime srt-x not found%0Ahelp: add the runtime's file to the paths\n"
+        );
+    }
+
+    #[test]
+    fn json_lines_carry_every_field() {
+        let text = render(&[diag()], &sources(), ErrorFormat::Json, false);
+        assert_eq!(
+            text,
+            "{\"severity\":\"error\",\"code\":\"ome::runtime::not-found\",\"message\":\"runtime srt-x not found\",\
+             \"file\":\"manifests/isvc.yaml\",\"line\":4,\"column\":5,\"object\":\"InferenceService/demo/x\",\
+             \"field\":\"spec.runtime.name\",\"help\":\"add the runtime's file to the paths\"}\n"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Finding the input files: walk directories (sorted, hidden entries and symlinks skipped),
+//! keep `*.yaml`, `*.yml` and `*.json`, apply `--include`/`--exclude`, and take `-` as
+//! standard input.
+
+use super::LoadError;
+use super::objects::SETTINGS_FILE;
+use crate::diagnostics::{Code, Diagnostic};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::path::{Path, PathBuf};
+
+/// What to load.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Files and directories; `-` is standard input. Empty means `.`.
+    pub paths: Vec<PathBuf>,
+    /// Glob patterns a walked file must match (any of them), when given.
+    pub include: Vec<String>,
+    /// Glob patterns that leave a walked file out.
+    pub exclude: Vec<String>,
+}
+
+/// One input to read.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// `None` for standard input.
+    pub path: Option<PathBuf>,
+    /// The path as shown in messages.
+    pub display: String,
+    /// Whether this is the settings file at the root of a path.
+    pub is_settings: bool,
+}
+
+fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GlobSetBuilder::new();
+    for p in patterns {
+        let glob = Glob::new(p).map_err(|e| LoadError(format!("invalid {flag} pattern `{p}`: {e}")))?;
+        builder.add(glob);
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| LoadError(format!("invalid {flag} patterns: {e}")))
+}
+
+fn is_input_name(name: &str) -> bool {
+    name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json")
+}
+
+fn display(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnostic>), LoadError> {
+    let include = glob_set(&options.include, "--include")?;
+    let exclude = glob_set(&options.exclude, "--exclude")?;
+    let default = [PathBuf::from(".")];
+    let paths: &[PathBuf] = if options.paths.is_empty() { &default } else { &options.paths };
+
+    let mut inputs = Vec::new();
+    let mut diags = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input {
+                path: None,
+                display: "<stdin>".to_string(),
+                is_settings: false,
+            });
+            continue;
+        }
+        let meta = std::fs::metadata(path)
+            .map_err(|e| LoadError(format!("cannot read {}: {e}", display(path))))?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(path, path, &mut found, &mut diags)?;
+            for file in found {
+                let rel = file.strip_prefix(path).unwrap_or(&file).to_path_buf();
+                let is_settings = rel.as_os_str() == SETTINGS_FILE;
+                if !is_settings && !selected(&rel, &file, include.as_ref(), exclude.as_ref()) {
+                    continue;
+                }
+                inputs.push(Input {
+                    display: display(&file),
+                    path: Some(file),
+                    is_settings,
+                });
+            }
+        } else {
+            // A file named on the command line is read whatever its extension.
+            let is_settings = path.file_name().is_some_and(|n| n == SETTINGS_FILE);
+            inputs.push(Input {
+                path: Some(path.clone()),
+                display: display(path),
+                is_settings,
+            });
+        }
+    }
+    Ok((inputs, diags))
+}
+
+fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<&GlobSet>) -> bool {
+    let matches = |set: &GlobSet| set.is_match(rel) || set.is_match(full);
+    include.is_none_or(matches) && !exclude.is_some_and(matches)
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<(), LoadError> {
+    let read = std::fs::read_dir(dir).map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
+    let mut entries = read
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(|e| LoadError(format!("cannot read {}: {e}", display(&path))))?;
+        if kind.is_symlink() {
+            if is_input_name(&name) || path.is_dir() {
+                diags.push(Diagnostic::note(
+                    Code::NotAnObject,
+                    format!("{} is a symbolic link; skipped (links are not followed)", display(&path)),
+                ));
+            }
+        } else if kind.is_dir() {
+            walk(root, &path, out, diags)?;
+        } else if kind.is_file() && is_input_name(&name) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! Loading: find the input files, read them, and parse every document into an [`Object`]
+//! that remembers where it came from. The only module that reads files.
+//!
+//! Files are read and parsed in parallel; the result keeps the walk order (paths in the
+//! order given, directory entries sorted by name), so everything after it is deterministic.
+
+mod discover;
+mod objects;
+
+pub use discover::{Input, LoadOptions};
+pub use objects::{Object, SETTINGS_FILE};
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::Sources;
+use crate::yaml::Node;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Everything read from the inputs.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sources: Sources,
+    /// Every Kubernetes object, in input order.
+    pub objects: Vec<Object>,
+    /// The renderer settings file (`ome-render.yaml` at the root of a path), if any.
+    pub settings: Option<Node>,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// A failure to read the inputs at all: a missing path, an unreadable file, a bad glob.
+/// The run stops with exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Reads and parses everything `options` names. `stdin` supplies the text of `-`.
+pub fn load(
+    options: &LoadOptions,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Loaded, LoadError> {
+    let (inputs, mut diags) = discover::discover(options)?;
+    let stdin_text = if inputs.iter().any(|i| i.path.is_none()) {
+        Some(stdin().map_err(|e| LoadError(format!("cannot read standard input: {e}")))?)
+    } else {
+        None
+    };
+    let texts: Vec<(Input, Result<Vec<u8>, String>)> = inputs
+        .into_par_iter()
+        .map(|input| {
+            let bytes = match &input.path {
+                None => Ok(stdin_text.clone().unwrap_or_default().into_bytes()),
+                Some(p) => std::fs::read(p).map_err(|e| e.to_string()),
+            };
+            (input, bytes)
+        })
+        .collect();
+
+    let mut sources = Sources::new();
+    let mut files = Vec::with_capacity(texts.len());
+    for (input, bytes) in texts {
+        let bytes = bytes.map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?;
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let text: Arc<str> = Arc::from(text);
+                let id = sources.add(input.display.clone(), text.clone());
+                files.push((id, input, text));
+            }
+            Err(_) => {
+                let id = sources.add(input.display.clone(), Arc::from(""));
+                diags.push(
+                    Diagnostic::error(Code::NotUtf8, format!("{} is not UTF-8 text", input.display))
+                        .at(crate::yaml::Pos { file: id, line: 1, col: 0 })
+                        .help("save the file as UTF-8"),
+                );
+            }
+        }
+    }
+
+    let parsed: Vec<objects::FileObjects> = files
+        .par_iter()
+        .map(|(id, input, text)| objects::read_file(*id, input, text))
+        .collect();
+
+    let mut loaded = Loaded {
+        sources,
+        diags,
+        ..Loaded::default()
+    };
+    for file in parsed {
+        loaded.objects.extend(file.objects);
+        loaded.diags.extend(file.diags);
+        if let Some(settings) = file.settings {
+            loaded.settings = Some(settings);
+        }
+    }
+    Ok(loaded)
+}

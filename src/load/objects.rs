@@ -1,0 +1,162 @@
+//! Documents → objects: which documents are Kubernetes objects, flattening `kind: List`,
+//! and skipping (with a note) kustomizations and documents that are no objects.
+
+use super::discover::Input;
+use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::yaml::parse::parse_stream;
+use crate::yaml::{Node, Pos, Value};
+
+/// The renderer settings file, read at the root of a path (DECISIONS #14).
+pub const SETTINGS_FILE: &str = "ome-render.yaml";
+
+/// One Kubernetes object of the input.
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    /// `metadata.namespace` as written.
+    pub namespace: Option<String>,
+    pub root: Node,
+    /// The document's index in its file.
+    pub doc_index: usize,
+}
+
+impl Object {
+    /// The API group: `apps` for `apps/v1`, empty for `v1`.
+    pub fn group(&self) -> &str {
+        self.api_version
+            .rsplit_once('/')
+            .map_or("", |(group, _)| group)
+    }
+
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef {
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    /// Where the object starts.
+    pub fn pos(&self) -> Pos {
+        self.root.pos
+    }
+}
+
+pub(super) struct FileObjects {
+    pub objects: Vec<Object>,
+    pub diags: Vec<Diagnostic>,
+    pub settings: Option<Node>,
+}
+
+fn is_kustomization_file(display: &str) -> bool {
+    let name = display.rsplit(['/', '\\']).next().unwrap_or(display);
+    matches!(name, "kustomization.yaml" | "kustomization.yml" | "Kustomization")
+}
+
+pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
+    let mut out = FileObjects {
+        objects: Vec::new(),
+        diags: Vec::new(),
+        settings: None,
+    };
+    let docs = match parse_stream(text, file) {
+        Ok(docs) => docs,
+        Err(e) => {
+            out.diags.push(
+                Diagnostic::error(Code::YamlSyntax, e.message)
+                    .at(Pos {
+                        file,
+                        line: e.line.max(1),
+                        col: e.col,
+                    })
+                    .help("fix the YAML syntax; nothing is rendered while an input does not parse"),
+            );
+            return out;
+        }
+    };
+    if input.is_settings {
+        out.settings = docs.into_iter().next().map(|d| d.root);
+        return out;
+    }
+    if is_kustomization_file(&input.display) {
+        out.diags.push(
+            Diagnostic::note(Code::Kustomization, "kustomization file skipped")
+                .at(Pos { file, line: 1, col: 0 }),
+        );
+        return out;
+    }
+    for doc in docs {
+        read_object(doc.root, doc.index, &mut out);
+    }
+    out
+}
+
+fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
+    let str_field = |key: &str| root.get(key).and_then(Node::as_str).unwrap_or("").to_string();
+    let api_version = str_field("apiVersion");
+    let kind = str_field("kind");
+    if root.as_map().is_none() || api_version.is_empty() || kind.is_empty() {
+        out.diags.push(
+            Diagnostic::note(
+                Code::NotAnObject,
+                "document skipped: it is not a Kubernetes object (no `apiVersion` and `kind`)",
+            )
+            .at(root.pos),
+        );
+        return;
+    }
+    if kind == "Kustomization" && api_version.starts_with("kustomize.config.k8s.io/")
+        || kind == "Component" && api_version.starts_with("kustomize.config.k8s.io/")
+    {
+        out.diags.push(Diagnostic::note(Code::Kustomization, "kustomization skipped").at(root.pos));
+        return;
+    }
+    if kind == "List" && api_version == "v1" {
+        let mut root = root;
+        if let Some(Value::Seq(items)) = root
+            .as_map_mut()
+            .and_then(|m| m.remove("items"))
+            .map(|n| n.value)
+        {
+            for item in items {
+                read_object(item, doc_index, out);
+            }
+        }
+        return;
+    }
+    let name_node = root.at(&["metadata", "name"]);
+    let name = name_node.and_then(Node::as_str).unwrap_or("");
+    if name.is_empty() {
+        out.diags.push(
+            Diagnostic::error(Code::InvalidField, format!("{kind} has no `metadata.name`"))
+                .at(name_node.map_or(root.pos, |n| n.pos))
+                .field("metadata.name")
+                .help("every object needs a name; `generateName` cannot be applied declaratively"),
+        );
+        return;
+    }
+    let namespace_node = root.at(&["metadata", "namespace"]);
+    let namespace = match namespace_node.map(|n| &n.value) {
+        None | Some(Value::Null) => None,
+        Some(Value::Str(s)) if s.is_empty() => None,
+        Some(Value::Str(s)) => Some(s.clone()),
+        Some(_) => {
+            out.diags.push(
+                Diagnostic::error(Code::InvalidField, "`metadata.namespace` must be a string")
+                    .at(namespace_node.map_or(root.pos, |n| n.pos))
+                    .field("metadata.namespace"),
+            );
+            return;
+        }
+    };
+    out.objects.push(Object {
+        api_version,
+        kind,
+        name: name.to_string(),
+        namespace,
+        root,
+        doc_index,
+    });
+}

@@ -1,0 +1,2 @@
+//! Argument merging for per-accelerator overrides (`runtimeArgsOverride`,
+//! `tensorParallelismOverride`).

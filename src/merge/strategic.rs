@@ -1,0 +1,492 @@
+//! Kubernetes strategic merge, as OME applies it: the InferenceService component (the patch)
+//! over the runtime's config (the base), and a child runtime over its parent.
+//!
+//! OME serialises the whole Go struct as the patch, so the rules are those of a full-object
+//! patch (`rendering.md` §2):
+//!
+//! - a field Go would omit (`null`, `""`, `0`, `false`, `[]`, `{}`) keeps the base value,
+//!   except the pointer fields in [`ZERO_IS_SENT`], whose `0`/`false` win;
+//! - maps merge key by key, recursively;
+//! - lists with a patch merge key ([`merge_key`]) merge item by item, in the order of
+//!   `rendering.md` §2.3; every other list is replaced whole;
+//! - scalars are replaced.
+//!
+//! Merges that produce an object the API server would reject (an env var with `value` and
+//! `valueFrom`, a volume with two sources, a probe with two handlers) are reported as
+//! [`Conflict`]s (DECISIONS #3).
+
+use crate::yaml::{Map, Node, Pos, Value};
+
+/// The patch merge key of a list field, from the Kubernetes API types.
+pub fn merge_key(field: &str) -> Option<&'static str> {
+    match field {
+        "env" | "volumes" | "containers" | "initContainers" | "ephemeralContainers"
+        | "imagePullSecrets" | "schedulingGates" | "resourceClaims" => Some("name"),
+        "ports" => Some("containerPort"),
+        "volumeMounts" => Some("mountPath"),
+        "volumeDevices" => Some("devicePath"),
+        "topologySpreadConstraints" => Some("topologyKey"),
+        "hostAliases" => Some("ip"),
+        _ => None,
+    }
+}
+
+/// Fields that are pointers in the Go types: Go sends their zero value, so `0` or `false`
+/// in the patch replaces the base value.
+pub const ZERO_IS_SENT: &[&str] = &[
+    "minReplicas",
+    "scaleTarget",
+    "containerConcurrency",
+    "timeoutSeconds",
+    "canaryTrafficPercent",
+    "size",
+    "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds",
+    "automountServiceAccountToken",
+    "shareProcessNamespace",
+    "priority",
+    "enableServiceLinks",
+    "setHostnameAsFQDN",
+    "hostUsers",
+    "runAsUser",
+    "runAsGroup",
+    "runAsNonRoot",
+    "readOnlyRootFilesystem",
+    "allowPrivilegeEscalation",
+    "privileged",
+    "fsGroup",
+    "defaultMode",
+    "optional",
+];
+
+const PROBE_FIELDS: &[&str] = &[
+    "readinessProbe",
+    "livenessProbe",
+    "startupProbe",
+    "postStart",
+    "preStop",
+];
+const PROBE_HANDLERS: &[&str] = &["exec", "httpGet", "tcpSocket", "grpc", "sleep"];
+
+/// A merge whose result the API server would reject.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conflict {
+    /// The field path below the merged roots, such as `runner.env[MODEL_PATH]`.
+    pub path: String,
+    pub message: String,
+    /// Where the base side (runtime or parent) set it.
+    pub base: Pos,
+    /// Where the patch side (InferenceService or child) set it.
+    pub patch: Pos,
+}
+
+/// Merges `patch` over `base`. `root_field` names the field the two roots are (for the list
+/// rules of a root that is itself a list); use `""` for objects.
+pub fn merge(base: &Node, patch: &Node, conflicts: &mut Vec<Conflict>) -> Node {
+    let mut path = Vec::new();
+    merge_value(base, patch, "", &mut path, conflicts)
+}
+
+/// Whether a patch value is left out of Go's JSON for `field`.
+fn omitted(field: &str, v: &Node) -> bool {
+    match &v.value {
+        Value::Null => true,
+        Value::Seq(s) => s.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        _ => v.is_zero() && !ZERO_IS_SENT.contains(&field),
+    }
+}
+
+fn path_string(path: &[String]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        if seg.starts_with('[') || s.is_empty() {
+            s.push_str(seg);
+        } else {
+            s.push('.');
+            s.push_str(seg);
+        }
+    }
+    s
+}
+
+fn merge_value(
+    base: &Node,
+    patch: &Node,
+    field: &str,
+    path: &mut Vec<String>,
+    conflicts: &mut Vec<Conflict>,
+) -> Node {
+    if omitted(field, patch) {
+        return base.clone();
+    }
+    match (&base.value, &patch.value) {
+        (Value::Map(b), Value::Map(p)) => {
+            let merged = merge_maps(b, p, path, conflicts);
+            if PROBE_FIELDS.contains(&field) {
+                check_handlers(b, p, &merged, path, base.pos, patch.pos, conflicts);
+            }
+            Node::new(Value::Map(merged), base.pos)
+        }
+        (Value::Seq(b), Value::Seq(p)) => match merge_key(field) {
+            Some(key) => Node::new(
+                Value::Seq(merge_keyed(b, p, key, field, path, conflicts)),
+                base.pos,
+            ),
+            None => patch.clone(),
+        },
+        _ => patch.clone(),
+    }
+}
+
+fn merge_maps(b: &Map, p: &Map, path: &mut Vec<String>, conflicts: &mut Vec<Conflict>) -> Map {
+    let mut out = b.clone();
+    for (k, pv) in p.iter() {
+        if omitted(k, pv) {
+            continue;
+        }
+        match b.get(k) {
+            Some(bv) => {
+                path.push(k.to_string());
+                let merged = merge_value(bv, pv, k, path, conflicts);
+                path.pop();
+                out.insert(k, merged);
+            }
+            None => out.insert(k, pv.clone()),
+        }
+    }
+    out
+}
+
+fn key_of(item: &Node, key: &str) -> Option<String> {
+    item.get(key).and_then(Node::scalar_text)
+}
+
+/// Item-by-item merge of a keyed list (`rendering.md` §2.3): patch items in patch order,
+/// base-only items placed before the first patch item that comes after them in the base.
+fn merge_keyed(
+    b: &[Node],
+    p: &[Node],
+    key: &str,
+    field: &str,
+    path: &mut Vec<String>,
+    conflicts: &mut Vec<Conflict>,
+) -> Vec<Node> {
+    let base_keys: Vec<Option<String>> = b.iter().map(|n| key_of(n, key)).collect();
+    // Patch items, merged with their base item when the key matches: (base index, node).
+    let mut patch_items: Vec<(Option<usize>, Node)> = Vec::with_capacity(p.len());
+    for item in p {
+        let k = key_of(item, key);
+        let base_index = k
+            .as_ref()
+            .and_then(|k| base_keys.iter().position(|bk| bk.as_ref() == Some(k)));
+        match base_index {
+            Some(i) => {
+                path.push(format!("[{}]", k.unwrap_or_default()));
+                let merged = merge_value(&b[i], item, "", path, conflicts);
+                check_item(field, &b[i], item, &merged, path, conflicts);
+                path.pop();
+                patch_items.push((Some(i), merged));
+            }
+            None => patch_items.push((None, item.clone())),
+        }
+    }
+    let in_patch = |i: usize| patch_items.iter().any(|(bi, _)| *bi == Some(i));
+    let server_only: Vec<usize> = (0..b.len()).filter(|&i| !in_patch(i)).collect();
+
+    let mut out = Vec::with_capacity(server_only.len() + patch_items.len());
+    let mut s = server_only.into_iter().peekable();
+    let mut q = patch_items.into_iter().peekable();
+    loop {
+        match (s.peek(), q.peek()) {
+            (Some(&si), Some((Some(qi), _))) if si < *qi => {
+                out.push(b[si].clone());
+                s.next();
+            }
+            (_, Some(_)) => {
+                if let Some((_, node)) = q.next() {
+                    out.push(node);
+                }
+            }
+            (Some(&si), None) => {
+                out.push(b[si].clone());
+                s.next();
+            }
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+/// Checks one merged item of an `env` or `volumes` list.
+fn check_item(
+    field: &str,
+    base: &Node,
+    patch: &Node,
+    merged: &Node,
+    path: &[String],
+    conflicts: &mut Vec<Conflict>,
+) {
+    let has = |n: &Node, k: &str| n.get(k).is_some_and(|v| !v.is_zero());
+    match field {
+        "env" if has(merged, "value") && has(merged, "valueFrom") => {
+            let (from_base, from_patch) = if has(base, "valueFrom") {
+                ("valueFrom", "value")
+            } else {
+                ("value", "valueFrom")
+            };
+            conflicts.push(Conflict {
+                path: path_string(path),
+                message: format!(
+                    "the merged env var has both `value` and `valueFrom` (`{from_base}` from the base, `{from_patch}` from the patch)"
+                ),
+                base: base.pos,
+                patch: patch.pos,
+            });
+        }
+        "volumes" => {
+            let sources = |n: &Node| -> Vec<String> {
+                n.as_map()
+                    .map(|m| m.keys().filter(|k| *k != "name").map(str::to_string).collect())
+                    .unwrap_or_default()
+            };
+            let merged_sources = sources(merged);
+            if merged_sources.len() > 1 {
+                conflicts.push(Conflict {
+                    path: path_string(path),
+                    message: format!(
+                        "the merged volume has {} sources ({}); a volume takes exactly one",
+                        merged_sources.len(),
+                        merged_sources.join(", ")
+                    ),
+                    base: base.pos,
+                    patch: patch.pos,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_handlers(
+    b: &Map,
+    p: &Map,
+    merged: &Map,
+    path: &[String],
+    base_pos: Pos,
+    patch_pos: Pos,
+    conflicts: &mut Vec<Conflict>,
+) {
+    let handlers: Vec<&str> = PROBE_HANDLERS
+        .iter()
+        .copied()
+        .filter(|h| merged.contains_key(h))
+        .collect();
+    if handlers.len() > 1 {
+        let from = |m: &Map| {
+            PROBE_HANDLERS
+                .iter()
+                .copied()
+                .filter(|h| m.contains_key(h))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        conflicts.push(Conflict {
+            path: path_string(path),
+            message: format!(
+                "the merged probe has {} handlers ({} from the base, {} from the patch); a probe takes exactly one",
+                handlers.len(),
+                from(b),
+                from(p)
+            ),
+            base: base_pos,
+            patch: patch_pos,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::emit::to_json_string;
+    use crate::yaml::parse::parse_stream;
+
+    fn node(text: &str) -> Node {
+        parse_stream(text, 0).unwrap().remove(0).root
+    }
+
+    fn merged(base: &str, patch: &str) -> String {
+        let mut conflicts = Vec::new();
+        let out = merge(&node(base), &node(patch), &mut conflicts);
+        assert!(conflicts.is_empty(), "{conflicts:?}");
+        to_json_string(&out)
+    }
+
+    fn names(base: &str, patch: &str, field: &str) -> Vec<String> {
+        let json = merged(&format!("{field}: {base}"), &format!("{field}: {patch}"));
+        let out = node(&json);
+        out.get(field)
+            .unwrap()
+            .as_seq()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let key = merge_key(field).unwrap();
+                let mut s = n.get(key).unwrap().scalar_text().unwrap();
+                if let Some(v) = n.get("value").and_then(Node::as_str) {
+                    s = format!("{s}={v}");
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// `rendering.md` §2.3 and vectors 22, 29.
+    #[test]
+    fn keyed_list_order() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "[{name: ENV1, value: a}, {name: ENV2, value: b}]",
+                "[{name: ENV1, value: x}, {name: ENV3, value: c}]",
+                &["ENV1=x", "ENV3=c", "ENV2=b"],
+            ),
+            ("[{name: A}, {name: B}, {name: C}]", "[{name: B, value: x}, {name: D}]", &["A", "B=x", "D", "C"]),
+            ("[{name: A}, {name: B}]", "[{name: Z}]", &["Z", "A", "B"]),
+            ("[{name: A}, {name: B}, {name: C}]", "[{name: C, value: c}, {name: A, value: a}]", &["B", "C=c", "A=a"]),
+        ];
+        for (base, patch, want) in cases {
+            assert_eq!(names(base, patch, "env"), *want, "{base} + {patch}");
+        }
+        assert_eq!(
+            names("[{name: model-volume}]", "[{name: cache-volume}]", "volumes"),
+            ["cache-volume", "model-volume"]
+        );
+    }
+
+    /// Vector 25: decoder env merge.
+    #[test]
+    fn env_values_merge_in_place() {
+        assert_eq!(
+            names(
+                "[{name: KV_CACHE_SIZE, value: 16GB}, {name: DECODE_BATCH_SIZE, value: \"32\"}]",
+                "[{name: DECODE_BATCH_SIZE, value: \"64\"}, {name: MAX_TOKENS, value: \"2048\"}]",
+                "env"
+            ),
+            ["KV_CACHE_SIZE=16GB", "DECODE_BATCH_SIZE=64", "MAX_TOKENS=2048"]
+        );
+    }
+
+    /// Vector 30: ports by containerPort, mounts by mountPath.
+    #[test]
+    fn ports_and_mounts_use_their_keys() {
+        assert_eq!(
+            merged(
+                "ports: [{containerPort: 8080, name: http1, protocol: TCP}]",
+                "ports: [{containerPort: 9000, name: metrics}, {containerPort: 8080, name: http}]"
+            ),
+            r#"{"ports":[{"containerPort":9000,"name":"metrics"},{"containerPort":8080,"name":"http","protocol":"TCP"}]}"#
+        );
+        assert_eq!(
+            merged(
+                "volumeMounts: [{name: dshm, mountPath: /dev/shm}]",
+                "volumeMounts: [{name: cache, mountPath: /dev/shm}, {name: extra, mountPath: /x, readOnly: true}]"
+            ),
+            r#"{"volumeMounts":[{"name":"cache","mountPath":"/dev/shm"},{"name":"extra","mountPath":"/x","readOnly":true}]}"#
+        );
+    }
+
+    /// Vectors 19, 22, 28 and the zero-value rules of §2.2.
+    #[test]
+    fn maps_scalars_and_replaced_lists() {
+        assert_eq!(
+            merged("{minReplicas: 1, maxReplicas: 3}", "{minReplicas: 2, maxReplicas: 10}"),
+            r#"{"minReplicas":2,"maxReplicas":10}"#
+        );
+        assert_eq!(
+            merged("{minReplicas: 1, maxReplicas: 3}", "{maxReplicas: 5}"),
+            r#"{"minReplicas":1,"maxReplicas":5}"#
+        );
+        assert_eq!(
+            merged(
+                "nodeSelector: {gpu: \"true\", zone: us-west-1a}\ntolerations: [{key: a}]",
+                "nodeSelector: {zone: us-west-1b, type: inference}\ntolerations: [{key: b}]"
+            ),
+            r#"{"nodeSelector":{"gpu":"true","zone":"us-west-1b","type":"inference"},"tolerations":[{"key":"b"}]}"#
+        );
+        assert_eq!(
+            merged(
+                "resources: {requests: {cpu: \"10\", memory: 30Gi, nvidia.com/gpu: \"1\"}, limits: {cpu: \"10\", memory: 30Gi, nvidia.com/gpu: \"1\"}}",
+                "resources: {limits: {nvidia.com/gpu: \"2\"}}"
+            ),
+            r#"{"resources":{"requests":{"cpu":"10","memory":"30Gi","nvidia.com/gpu":"1"},"limits":{"cpu":"10","memory":"30Gi","nvidia.com/gpu":"2"}}}"#
+        );
+        // Zero values Go omits keep the base; pointer fields send their zero.
+        assert_eq!(
+            merged("{maxReplicas: 3, hostNetwork: true, image: a, minReplicas: 1}", "{maxReplicas: 0, hostNetwork: false, image: \"\", minReplicas: 0}"),
+            r#"{"maxReplicas":3,"hostNetwork":true,"image":"a","minReplicas":0}"#
+        );
+        // Empty lists and maps can't clear the base (vector 24).
+        assert_eq!(
+            merged("{args: [--a], containers: [{name: c}], labels: {a: b}}", "{args: [], containers: [], labels: {}}"),
+            r#"{"args":["--a"],"containers":[{"name":"c"}],"labels":{"a":"b"}}"#
+        );
+        // args and command are replaced whole (vector 21).
+        assert_eq!(
+            merged("{args: [--arg1, runtime]}", "{args: [--arg1, isvc, --arg2, new]}"),
+            r#"{"args":["--arg1","isvc","--arg2","new"]}"#
+        );
+    }
+
+    /// Vector 20: containers merge by name, recursively.
+    #[test]
+    fn containers_merge_recursively() {
+        assert_eq!(
+            merged(
+                "containers: [{name: ome-container, image: runtime:v1, env: [{name: ENV1, value: runtime-value}, {name: ENV2, value: runtime-value2}]}, {name: sidecar, image: s}]",
+                "containers: [{name: ome-container, image: isvc:v2, env: [{name: ENV1, value: isvc-value}, {name: ENV3, value: isvc-value3}]}]"
+            ),
+            r#"{"containers":[{"name":"ome-container","image":"isvc:v2","env":[{"name":"ENV1","value":"isvc-value"},{"name":"ENV3","value":"isvc-value3"},{"name":"ENV2","value":"runtime-value2"}]},{"name":"sidecar","image":"s"}]}"#
+        );
+    }
+
+    /// Vector 31 and DECISIONS #3.
+    #[test]
+    fn invalid_merges_are_conflicts() {
+        let cases = [
+            (
+                "env: [{name: A, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]",
+                "env: [{name: A, value: x}]",
+                "env[A]",
+                "both `value` and `valueFrom`",
+            ),
+            (
+                "readinessProbe: {httpGet: {path: /h, port: 8080}, timeoutSeconds: 200}",
+                "readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 10}",
+                "readinessProbe",
+                "2 handlers (httpGet from the base, tcpSocket from the patch)",
+            ),
+            (
+                "volumes: [{name: models, hostPath: {path: /m}}]",
+                "volumes: [{name: models, persistentVolumeClaim: {claimName: c}}]",
+                "volumes[models]",
+                "2 sources (hostPath, persistentVolumeClaim)",
+            ),
+        ];
+        for (base, patch, path, message) in cases {
+            let mut conflicts = Vec::new();
+            merge(&node(base), &node(patch), &mut conflicts);
+            assert_eq!(conflicts.len(), 1, "{base} + {patch}");
+            assert_eq!(conflicts[0].path, path);
+            assert!(conflicts[0].message.contains(message), "{}", conflicts[0].message);
+            assert_eq!(conflicts[0].base.line, 1);
+        }
+        // The same source on both sides merges cleanly (T9).
+        assert_eq!(
+            merged(
+                "volumes: [{name: dshm, emptyDir: {medium: Memory}}]",
+                "volumes: [{name: dshm, emptyDir: {sizeLimit: 1Gi}}]"
+            ),
+            r#"{"volumes":[{"name":"dshm","emptyDir":{"medium":"Memory","sizeLimit":"1Gi"}}]}"#
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Typed views of the OME resources, read from the loaded objects.
+//!
+//! Each view keeps only what selection and rendering decide on, with the CRD defaults
+//! applied (an absent `weight` is 1, an absent `operator` is `Equal`). The parts that are
+//! merged and copied into the output (`engineConfig`, the InferenceService's `engine`, …)
+//! stay [`Node`](crate::yaml::Node) trees. Reading a view reports wrong types as
+//! diagnostics and never fails as a whole.
+
+pub mod accelerator_class;
+pub mod base_model;
+pub(crate) mod fields;
+pub mod inference_service;
+pub mod runtime;
+
+pub use accelerator_class::AcceleratorClass;
+pub use base_model::BaseModel;
+pub use inference_service::InferenceService;
+pub use runtime::{Runtime, RuntimeSpec, Scope, SupportedFormat};
+
+use crate::yaml::{Node, Pos};
+use fields::{Reader, join};
+use std::collections::BTreeMap;
+
+/// `modelFormat` or `modelFramework`, on a runtime entry or a model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatRef {
+    pub name: String,
+    pub version: Option<String>,
+    /// `Equal` (the CRD default), `GreaterThan`, `GreaterThanOrEqual`, or whatever was written.
+    pub operator: String,
+    /// The CRD default is 1 when absent; an explicit 0 stays 0.
+    pub weight: i64,
+}
+
+impl FormatRef {
+    pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, key: &str, path: &str) -> Option<FormatRef> {
+        let node = r.map(parent, key, path)?;
+        let path = join(path, key);
+        Some(FormatRef {
+            name: r.str(node, "name", &path).unwrap_or_default(),
+            version: r.str(node, "version", &path),
+            operator: r
+                .str(node, "operator", &path)
+                .unwrap_or_else(|| "Equal".to_string()),
+            weight: r.int(node, "weight", &path).unwrap_or(1),
+        })
+    }
+}
+
+/// One component of a diffusion pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct DiffusionComponent {
+    pub library: Option<String>,
+    pub type_: Option<String>,
+}
+
+/// `diffusionPipeline`, on a runtime entry or a model.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct DiffusionPipeline {
+    pub class_name: Option<String>,
+    /// `scheduler`, `textEncoder`, `tokenizer`, `transformer`, `vae`, in that order; `None`
+    /// when the component is not set.
+    pub components: [(&'static str, Option<DiffusionComponent>); 5],
+    /// `additionalComponents`, by key; `None` when absent.
+    pub additional: Option<BTreeMap<String, DiffusionComponent>>,
+}
+
+pub const DIFFUSION_COMPONENTS: [&str; 5] =
+    ["scheduler", "textEncoder", "tokenizer", "transformer", "vae"];
+
+impl DiffusionPipeline {
+    pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, path: &str) -> Option<DiffusionPipeline> {
+        let node = r.map(parent, "diffusionPipeline", path)?;
+        let path = join(path, "diffusionPipeline");
+        let read_component = |r: &mut Reader<'_>, n: &Node, p: &str| DiffusionComponent {
+            library: r.str(n, "library", p),
+            type_: r.str(n, "type", p),
+        };
+        let components = DIFFUSION_COMPONENTS.map(|name| {
+            let c = r
+                .map(node, name, &path)
+                .map(|n| read_component(r, n, &join(&path, name)));
+            (name, c)
+        });
+        let additional = r.map(node, "additionalComponents", &path).map(|n| {
+            let p = join(&path, "additionalComponents");
+            n.as_map()
+                .into_iter()
+                .flat_map(|m| m.iter())
+                .filter_map(|(k, v)| {
+                    if v.as_map().is_some() {
+                        Some((k.to_string(), read_component(r, v, &join(&p, k))))
+                    } else if v.is_null() {
+                        Some((k.to_string(), DiffusionComponent::default()))
+                    } else {
+                        r.invalid(v, &join(&p, k), "a map");
+                        None
+                    }
+                })
+                .collect()
+        });
+        Some(DiffusionPipeline {
+            class_name: r.str(node, "className", &path),
+            components,
+            additional,
+        })
+    }
+}
+
+/// Position of an object's `metadata.name`, or of the object.
+pub(crate) fn name_pos(root: &Node) -> Pos {
+    root.at(&["metadata", "name"]).map_or(root.pos, |n| n.pos)
+}

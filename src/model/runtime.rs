@@ -1,0 +1,236 @@
+//! ServingRuntime and ClusterServingRuntime: what selection matches (supported formats, size
+//! range, accelerator classes, declared modes) and the spec rendering merges.
+
+use super::fields::{Reader, join};
+use super::{DiffusionPipeline, FormatRef, name_pos};
+use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::load::Object;
+use crate::yaml::{Node, Pos};
+
+/// Where a runtime lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// A ServingRuntime, visible in its own namespace.
+    Namespaced,
+    /// A ClusterServingRuntime, visible everywhere.
+    Cluster,
+}
+
+impl Scope {
+    pub fn kind(self) -> &'static str {
+        match self {
+            Scope::Namespaced => "ServingRuntime",
+            Scope::Cluster => "ClusterServingRuntime",
+        }
+    }
+}
+
+/// One `acceleratorConfig` value of a supported-format entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AcceleratorModelConfig {
+    /// `environmentOverride`, sorted by name (DECISIONS #2).
+    pub environment_override: Vec<(String, String)>,
+    pub runtime_args_override: Vec<String>,
+    /// Set when `tensorParallelismOverride` is present, even if it is empty.
+    pub tensor_parallelism: Option<TensorParallelism>,
+    pub pos: Pos,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TensorParallelism {
+    pub tensor_parallel_size: Option<i64>,
+    pub pipeline_parallel_size: Option<i64>,
+}
+
+/// One entry of `supportedModelFormats`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SupportedFormat {
+    pub name: Option<String>,
+    pub model_format: Option<FormatRef>,
+    pub model_framework: Option<FormatRef>,
+    pub architecture: Option<String>,
+    pub quantization: Option<String>,
+    pub diffusion: Option<DiffusionPipeline>,
+    pub auto_select: Option<bool>,
+    pub priority: Option<i64>,
+    /// `acceleratorConfig`, by class name, in key order.
+    pub accelerator_config: Vec<(String, AcceleratorModelConfig)>,
+    pub pos: Pos,
+}
+
+impl SupportedFormat {
+    pub fn accelerator_config(&self, class: &str) -> Option<&AcceleratorModelConfig> {
+        self.accelerator_config
+            .iter()
+            .find(|(k, _)| k == class)
+            .map(|(_, v)| v)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SizeRange {
+    pub min: Option<String>,
+    pub max: Option<String>,
+}
+
+/// What selection and rendering read from a runtime's spec. Built from a runtime's own spec,
+/// or from the spec it inherits.
+#[derive(Clone, Debug)]
+pub struct RuntimeSpec {
+    pub disabled: bool,
+    pub formats: Vec<SupportedFormat>,
+    pub size_range: Option<SizeRange>,
+    /// `acceleratorRequirements.acceleratorClasses`; `None` when absent.
+    pub accelerator_classes: Option<Vec<String>>,
+    /// `engineConfig.annotations["ome.io/deploymentMode"]`.
+    pub engine_mode: Option<String>,
+    /// `decoderConfig.annotations["ome.io/deploymentMode"]`.
+    pub decoder_mode: Option<String>,
+    /// The whole `spec`, for merging and rendering.
+    pub spec: Node,
+}
+
+#[derive(Clone, Debug)]
+pub struct Runtime {
+    pub name: String,
+    /// The namespace of a ServingRuntime; `None` for a ClusterServingRuntime.
+    pub namespace: Option<String>,
+    pub scope: Scope,
+    pub object: ObjectRef,
+    pub pos: Pos,
+    /// `metadata.annotations["ome.io/inherit-from"]`.
+    pub inherit_from: Option<String>,
+    /// The runtime's own spec, without what it inherits.
+    pub spec: RuntimeSpec,
+}
+
+pub const DEPLOYMENT_MODE_ANNOTATION: &str = "ome.io/deploymentMode";
+
+impl Runtime {
+    pub fn read(
+        obj: &Object,
+        scope: Scope,
+        namespace: Option<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Runtime {
+        let object = obj.object_ref();
+        let empty = Node::map(Default::default());
+        let spec = obj.root.get("spec").filter(|s| s.as_map().is_some()).unwrap_or(&empty);
+        let spec_view = RuntimeSpec::read(spec, &object, diags);
+        let inherit_from = obj
+            .root
+            .at(&["metadata", "annotations", "ome.io/inherit-from"])
+            .and_then(Node::as_str)
+            .map(str::to_string);
+        Runtime {
+            name: obj.name.clone(),
+            namespace,
+            scope,
+            pos: name_pos(&obj.root),
+            inherit_from,
+            spec: spec_view,
+            object,
+        }
+    }
+}
+
+impl RuntimeSpec {
+    /// Reads the view of a runtime `spec` node.
+    pub fn read(spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
+        let mut r = Reader { object, diags };
+        let formats = r
+            .seq(spec, "supportedModelFormats", "spec")
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .filter_map(|(i, entry)| {
+                let path = format!("spec.supportedModelFormats[{i}]");
+                if entry.as_map().is_none() {
+                    r.invalid(entry, &path, "a map");
+                    return None;
+                }
+                Some(read_format(&mut r, entry, &path))
+            })
+            .collect();
+        let size_range = r.map(spec, "modelSizeRange", "spec").map(|n| SizeRange {
+            min: r.quantity(n, "min", "spec.modelSizeRange"),
+            max: r.quantity(n, "max", "spec.modelSizeRange"),
+        });
+        let accelerator_classes = r
+            .map(spec, "acceleratorRequirements", "spec")
+            .and_then(|n| r.strings(n, "acceleratorClasses", "spec.acceleratorRequirements"));
+        let mode = |config: &str| {
+            spec.at(&[config, "annotations", DEPLOYMENT_MODE_ANNOTATION])
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        };
+        RuntimeSpec {
+            disabled: r.bool(spec, "disabled", "spec").unwrap_or(false),
+            formats,
+            size_range,
+            accelerator_classes,
+            engine_mode: mode("engineConfig"),
+            decoder_mode: mode("decoderConfig"),
+            spec: spec.clone(),
+        }
+    }
+}
+
+fn read_format(r: &mut Reader<'_>, entry: &Node, path: &str) -> SupportedFormat {
+    let accelerator_config = r
+        .map(entry, "acceleratorConfig", path)
+        .map(|n| {
+            let base = join(path, "acceleratorConfig");
+            let mut configs: Vec<(String, AcceleratorModelConfig)> = n
+                .as_map()
+                .into_iter()
+                .flat_map(|m| m.iter())
+                .filter_map(|(class, v)| {
+                    let p = join(&base, class);
+                    if v.is_null() {
+                        return Some((class.to_string(), AcceleratorModelConfig::default()));
+                    }
+                    if v.as_map().is_none() {
+                        r.invalid(v, &p, "a map");
+                        return None;
+                    }
+                    let tensor_parallelism =
+                        r.map(v, "tensorParallelismOverride", &p).map(|t| {
+                            let tp = join(&p, "tensorParallelismOverride");
+                            TensorParallelism {
+                                tensor_parallel_size: r.int(t, "tensorParallelSize", &tp),
+                                pipeline_parallel_size: r.int(t, "pipelineParallelSize", &tp),
+                            }
+                        });
+                    Some((
+                        class.to_string(),
+                        AcceleratorModelConfig {
+                            environment_override: r
+                                .string_map(v, "environmentOverride", &p)
+                                .unwrap_or_default(),
+                            runtime_args_override: r
+                                .strings(v, "runtimeArgsOverride", &p)
+                                .unwrap_or_default(),
+                            tensor_parallelism,
+                            pos: v.pos,
+                        },
+                    ))
+                })
+                .collect();
+            configs.sort_by(|a, b| a.0.cmp(&b.0));
+            configs
+        })
+        .unwrap_or_default();
+    SupportedFormat {
+        name: r.str(entry, "name", path),
+        model_format: FormatRef::read(r, entry, "modelFormat", path),
+        model_framework: FormatRef::read(r, entry, "modelFramework", path),
+        architecture: r.str(entry, "modelArchitecture", path),
+        quantization: r.str(entry, "quantization", path),
+        diffusion: DiffusionPipeline::read(r, entry, path),
+        auto_select: r.bool(entry, "autoSelect", path),
+        priority: r.int(entry, "priority", path),
+        accelerator_config,
+        pos: entry.pos,
+    }
+}

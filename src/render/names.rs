@@ -1,0 +1,1 @@
+//! Object names and label keys, with OME's truncation rules.

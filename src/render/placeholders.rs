@@ -1,0 +1,1 @@
+//! Placeholders (`{{.Name}}`, `{{.Labels.k}}`, …) in the runner container.

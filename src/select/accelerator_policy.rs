@@ -1,0 +1,1 @@
+//! Accelerator-class policies (`FirstAvailable`, `Cheapest`, `BestFit`, `MostCapable`).

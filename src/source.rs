@@ -1,0 +1,78 @@
+//! The loaded input files, kept whole so diagnostics can quote them.
+//!
+//! A [`Pos`](crate::yaml::Pos) names its file by index into [`Sources`].
+
+use crate::yaml::Pos;
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as the user wrote it (joined with the walked names), or `<stdin>`.
+    pub path: String,
+    pub text: Arc<str>,
+}
+
+#[derive(Debug, Default)]
+pub struct Sources {
+    files: Vec<SourceFile>,
+}
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, path: String, text: Arc<str>) -> u32 {
+        self.files.push(SourceFile { path, text });
+        u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    pub fn get(&self, file: u32) -> Option<&SourceFile> {
+        self.files.get(file as usize)
+    }
+
+    pub fn path(&self, pos: Pos) -> Option<&str> {
+        self.get(pos.file).map(|f| f.path.as_str())
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (u32::try_from(i).unwrap_or(u32::MAX), f))
+    }
+
+    /// `path:line:col` for messages, or `<input>` when the position is unknown.
+    pub fn describe(&self, pos: Pos) -> String {
+        match self.path(pos) {
+            Some(path) if !pos.is_none() => format!("{path}:{}:{}", pos.line, pos.col + 1),
+            Some(path) => path.to_string(),
+            None => "<input>".to_string(),
+        }
+    }
+}
+
+/// The byte offset of a 1-based line and 0-based character column in `text`.
+pub fn byte_offset(text: &str, line: u32, col: u32) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line as usize {
+            let within = l
+                .char_indices()
+                .nth(col as usize)
+                .map_or(l.trim_end_matches(['\n', '\r']).len(), |(b, _)| b);
+            return offset + within;
+        }
+        offset += l.len();
+    }
+    text.len()
+}

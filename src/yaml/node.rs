@@ -1,0 +1,306 @@
+//! The document tree every stage works on: a YAML/JSON value where each node remembers the
+//! file, line and column it came from.
+//!
+//! Maps keep their keys in insertion order (input order for parsed documents, construction
+//! order for rendered ones), so output never depends on hashing. Lookups are linear: the maps
+//! of Kubernetes objects are small, and a linear scan over a few keys beats hashing them.
+
+use std::fmt;
+
+/// Where a node came from: an index into the loaded source files, a 1-based line and a
+/// 0-based column. `Pos::NONE` marks nodes the renderer made itself.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Pos {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Pos {
+    /// A node made by the renderer, with no place in any input.
+    pub const NONE: Pos = Pos {
+        file: u32::MAX,
+        line: 0,
+        col: 0,
+    };
+
+    pub fn is_none(self) -> bool {
+        self.line == 0
+    }
+}
+
+/// One value with its position. For a map entry the position is that of its key, which is
+/// where a reader looks for `field: value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub pos: Pos,
+    pub value: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// A float as written (`0.5`, `1e3`); the emitter normalises it for YAML 1.1 readers.
+    Float(String),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Map),
+}
+
+/// An ordered map with string keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Map {
+    entries: Vec<(String, Node)>,
+}
+
+impl Map {
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Map {
+        Map {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets `key`, replacing its value in place if present, else appending it.
+    pub fn insert(&mut self, key: impl Into<String>, value: Node) {
+        let key = key.into();
+        match self.get_mut(&key) {
+            Some(slot) => *slot = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// Appends without checking for an existing key; the caller guarantees uniqueness.
+    pub(crate) fn push_unique(&mut self, key: String, value: Node) {
+        self.entries.push((key, value));
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<Node> {
+        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Node)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Node)> {
+        self.entries.iter_mut().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_str())
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, &Node) -> bool) {
+        self.entries.retain(|(k, v)| keep(k, v));
+    }
+
+    /// Sorts entries by key (byte order), for maps whose order carries no meaning.
+    pub fn sort_keys(&mut self) {
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (String, Node);
+    type IntoIter = std::vec::IntoIter<(String, Node)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl FromIterator<(String, Node)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Node)>>(iter: I) -> Map {
+        let mut m = Map::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+impl Node {
+    pub fn new(value: Value, pos: Pos) -> Node {
+        Node { pos, value }
+    }
+
+    /// A node made by the renderer.
+    pub fn made(value: Value) -> Node {
+        Node {
+            pos: Pos::NONE,
+            value,
+        }
+    }
+
+    pub fn str(s: impl Into<String>) -> Node {
+        Node::made(Value::Str(s.into()))
+    }
+
+    pub fn int(i: i64) -> Node {
+        Node::made(Value::Int(i))
+    }
+
+    pub fn bool(b: bool) -> Node {
+        Node::made(Value::Bool(b))
+    }
+
+    pub fn map(m: Map) -> Node {
+        Node::made(Value::Map(m))
+    }
+
+    pub fn seq(items: Vec<Node>) -> Node {
+        Node::made(Value::Seq(items))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match &self.value {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match &mut self.value {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match &mut self.value {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.value {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Null)
+    }
+
+    /// `map.key`, when this node is a map holding `key`.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?.get(key)
+    }
+
+    /// Follows a path of map keys.
+    pub fn at(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
+    }
+
+    /// The string at a path of map keys, if it is a string.
+    pub fn str_at(&self, path: &[&str]) -> Option<&str> {
+        self.at(path)?.as_str()
+    }
+
+    /// Scalars as text, the way a string field of a Kubernetes object reads them
+    /// (`version: 1.0` is the text `1.0`).
+    pub fn scalar_text(&self) -> Option<String> {
+        match &self.value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(i) => Some(i.to_string()),
+            Value::Float(f) => Some(f.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Null | Value::Seq(_) | Value::Map(_) => None,
+        }
+    }
+
+    /// What Go's `omitempty` would leave out: null, `""`, `0`, `false`, `[]` and `{}`.
+    pub fn is_zero(&self) -> bool {
+        match &self.value {
+            Value::Null => true,
+            Value::Bool(b) => !b,
+            Value::Int(i) => *i == 0,
+            Value::Float(f) => f.parse::<f64>().is_ok_and(|x| x == 0.0),
+            Value::Str(s) => s.is_empty(),
+            Value::Seq(s) => s.is_empty(),
+            Value::Map(m) => m.is_empty(),
+        }
+    }
+
+    /// A short name of the node's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match &self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a map",
+        }
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col + 1)
+    }
+}
+
+/// Builds a rendered map from `key => node` pairs, in the order written.
+#[macro_export]
+macro_rules! map {
+    () => { $crate::yaml::Map::new() };
+    ($($k:expr => $v:expr),+ $(,)?) => {{
+        let mut m = $crate::yaml::Map::new();
+        $( m.insert($k, $v); )+
+        m
+    }};
+}
