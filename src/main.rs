@@ -1,5 +1,16 @@
 //! The `ome-render` binary: parses arguments and hands over to the library.
 
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+use clap::Parser;
+use ome_render::cli::{Cli, Command};
+use ome_render::commands::{explain, render};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let status = match &cli.command {
+        None => render::render(&cli.render),
+        Some(Command::Check(input)) => render::check(input),
+        Some(Command::Explain(args)) => explain::explain(args),
+    };
+    ExitCode::from(status.code())
 }

@@ -1,4 +1,393 @@
-//! Rendering: from a merged component to the Kubernetes objects OME creates.
+//! Rendering: from an InferenceService with its resolved model and runtime to the
+//! Kubernetes objects OME's controller creates in RawDeployment mode.
+//!
+//! [`render_inference_service`] is pure and works on one InferenceService, so the pipeline
+//! runs it in parallel; [`check_collisions`] then looks at all rendered objects together.
 
+pub mod metadata;
 pub mod names;
+pub mod objects;
 pub mod placeholders;
+pub mod pod;
+
+use crate::catalog::Catalog;
+use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::merge::strategic;
+use crate::model::runtime::AcceleratorModelConfig;
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, RuntimeSpec, SupportedFormat};
+use crate::select::accelerator_policy;
+use crate::settings::Settings;
+use crate::yaml::{Map, Node};
+use metadata::{MetaInputs, component_meta};
+use objects::ComponentNames;
+use pod::{DEFAULT_RUNNER_NAME, PodInputs, Role};
+use std::collections::HashMap;
+
+/// One object of the output, with what identifies and orders it.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub node: Node,
+    /// The InferenceService it was rendered from; `None` for passed-through objects.
+    pub source: Option<ObjectRef>,
+}
+
+impl Rendered {
+    /// Wraps an object tree; its identity is read from the tree.
+    pub fn new(node: Node, source: Option<ObjectRef>) -> Rendered {
+        let s = |path: &[&str]| node.str_at(path).map(str::to_string);
+        Rendered {
+            api_version: s(&["apiVersion"]).unwrap_or_default(),
+            kind: s(&["kind"]).unwrap_or_default(),
+            namespace: s(&["metadata", "namespace"]),
+            name: s(&["metadata", "name"]).unwrap_or_default(),
+            node,
+            source,
+        }
+    }
+
+    pub fn object_ref(&self) -> ObjectRef {
+        ObjectRef {
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// The model and runtime an InferenceService resolved to.
+pub struct Resolution<'a> {
+    pub model: Option<&'a BaseModel>,
+    pub runtime_name: &'a str,
+    /// The spec the pods are built from (inherited when the runtime was named).
+    pub runtime: &'a RuntimeSpec,
+    /// The supported-format entry whose `acceleratorConfig` applies (`selection.md` §9).
+    pub best_entry: Option<&'a SupportedFormat>,
+}
+
+/// The valid values of `ome.io/deploymentMode`.
+const MODES: &[&str] = &["RawDeployment", "OMENative", "MultiNode", "VirtualDeployment"];
+
+/// Renders every object of one InferenceService. Errors are pushed to `diags`; the objects
+/// are meaningful only when no error was pushed.
+pub fn render_inference_service(
+    isvc: &InferenceService,
+    resolution: &Resolution<'_>,
+    catalog: &Catalog,
+    settings: &Settings,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Rendered> {
+    let mut out = Vec::new();
+    let errors_before = diags.iter().filter(|d| d.is_error()).count();
+    if isvc.annotation(crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION) == Some("VirtualDeployment") {
+        diags.push(
+            Diagnostic::note(
+                Code::UnsupportedMode,
+                "VirtualDeployment: OME creates no workload for this InferenceService",
+            )
+            .at(isvc.pos)
+            .object(isvc.object.clone()),
+        );
+        return out;
+    }
+    let spec = &resolution.runtime.spec;
+    let mut service_ports: HashMap<Role, i64> = HashMap::new();
+    for role in [Role::Engine, Role::Decoder, Role::Router] {
+        let Some(raw) = isvc.component(role.as_str()) else {
+            continue;
+        };
+        let config_key = match role {
+            Role::Engine => "engineConfig",
+            Role::Decoder => "decoderConfig",
+            Role::Router => "routerConfig",
+        };
+        let merged = merge_component(isvc, role, spec.get(config_key), raw, diags);
+        let field = format!("spec.{}", role.as_str());
+
+        let mode = match component_mode(isvc, role, &merged) {
+            Ok(mode) => mode,
+            Err(d) => {
+                diags.push(d.at(raw.pos).object(isvc.object.clone()).field(field.clone()));
+                continue;
+            }
+        };
+        let (min, max) = objects::replicas(&merged, role == Role::Router);
+        if min == 0 {
+            diags.push(
+                Diagnostic::error(
+                    Code::UnsupportedMode,
+                    format!(
+                        "InvalidScaleToZero: {}.minReplicas=0 requires KEDA autoscaling (set spec.{}.autoscaler.class=KEDA or the ome.io/autoscalerClass=keda annotation); Serverless mode no longer auto-promotes scale-to-zero",
+                        role.as_str(),
+                        role.as_str()
+                    ),
+                )
+                .at(merged.get("minReplicas").map_or(raw.pos, |n| n.pos))
+                .object(isvc.object.clone())
+                .field(format!("{field}.minReplicas")),
+            );
+            continue;
+        }
+        if min > max {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidInferenceService,
+                    format!("spec.{}.minReplicas ({min}) must be <= maxReplicas ({max})", role.as_str()),
+                )
+                .at(merged.get("minReplicas").map_or(raw.pos, |n| n.pos))
+                .object(isvc.object.clone())
+                .field(format!("{field}.minReplicas")),
+            );
+            continue;
+        }
+
+        let (class, accelerator_config) = if role == Role::Router {
+            (None, None)
+        } else {
+            match choose_class(isvc, role, resolution, catalog, raw, diags) {
+                Some((class, config)) => (Some(class), config),
+                None => (None, None),
+            }
+        };
+
+        let full_name = names::component_name(&isvc.name, role.as_str());
+        let app = names::truncate_name(&full_name, 63);
+        let router_sa = format!("{}-router", isvc.name);
+        let inputs = PodInputs {
+            isvc,
+            role,
+            merged: &merged,
+            raw: Some(raw),
+            runtime_spec: spec,
+            model: resolution.model,
+            class,
+            accelerator_config,
+            settings,
+            router_service_account: (role == Role::Router).then_some(router_sa.as_str()),
+        };
+        let Some(pod) = pod::build_pod(&inputs, diags) else {
+            continue;
+        };
+        let meta = component_meta(&MetaInputs {
+            isvc,
+            component: &merged,
+            component_name: &full_name,
+            role: role.as_str(),
+            runtime_name: resolution.runtime_name,
+            model: resolution.model,
+            mode,
+            app: &app,
+        });
+        let names = ComponentNames {
+            full: &full_name,
+            app: &app,
+        };
+        let runner = pod
+            .spec
+            .get("containers")
+            .and_then(Node::as_seq)
+            .and_then(|c| c.get(pod.runner_index))
+            .cloned()
+            .unwrap_or_else(|| Node::map(Map::new()));
+        let (service, port) = objects::service(isvc, &names, &meta, &runner);
+        service_ports.insert(role, port);
+        out.push(objects::deployment(isvc, &names, &meta, &merged, pod.spec));
+        out.push(service);
+        if let Some(hpa) = objects::hpa(
+            isvc,
+            &names,
+            &meta,
+            &merged,
+            (min, max),
+            settings.target_utilization_percentage,
+            diags,
+            &field,
+        ) {
+            out.push(hpa);
+        }
+        out.push(objects::pdb(isvc, &names, &meta, &merged));
+        if role == Role::Router {
+            out.extend(objects::router_rbac(isvc, &router_sa, &meta));
+        }
+    }
+
+    let external_wanted = settings.disable_ingress_creation
+        && isvc
+            .labels
+            .get("networking.knative.dev/visibility")
+            .and_then(Node::as_str)
+            != Some("cluster-local");
+    if external_wanted {
+        let target = if isvc.router.is_some() { Role::Router } else { Role::Engine };
+        if let Some(port) = service_ports.get(&target) {
+            out.push(objects::external_service(isvc, target.as_str(), *port));
+        }
+    }
+    if let (Some(model), Some(model_ref)) = (resolution.model, &isvc.model) {
+        out.push(objects::model_config(isvc, &model_ref.name, model));
+    }
+    let errors_after = diags.iter().filter(|d| d.is_error()).count();
+    if errors_after > errors_before {
+        out.clear();
+    }
+    out
+}
+
+/// The runtime's config merged with the InferenceService's component; the runner is named
+/// as in v1.3 (the InferenceService's name, else the runtime's, else `ome-container`).
+fn merge_component(
+    isvc: &InferenceService,
+    role: Role,
+    config: Option<&Node>,
+    raw: &Node,
+    diags: &mut Vec<Diagnostic>,
+) -> Node {
+    let mut merged = match config.filter(|c| c.as_map().is_some()) {
+        Some(config) => {
+            let mut base = config.clone();
+            if let Some(m) = base.as_map_mut() {
+                // acceleratorOverride has no effect in a runtime.
+                m.remove("acceleratorOverride");
+            }
+            let mut conflicts = Vec::new();
+            let merged = strategic::merge(&base, raw, &mut conflicts);
+            for c in conflicts {
+                diags.push(
+                    Diagnostic::error(Code::InvalidMerge, c.message)
+                        .at(c.patch)
+                        .object(isvc.object.clone())
+                        .field(format!("spec.{}.{}", role.as_str(), c.path))
+                        .related(c.base, "the runtime sets it here")
+                        .help("OME merges these field by field, so the result is an object the API server rejects; set the same kind of value as the runtime"),
+                );
+            }
+            merged
+        }
+        None => raw.clone(),
+    };
+    for path in [&["runner"][..], &["leader", "runner"], &["worker", "runner"]] {
+        restore_runner_name(&mut merged, config, raw, path);
+    }
+    merged
+}
+
+fn restore_runner_name(merged: &mut Node, config: Option<&Node>, raw: &Node, path: &[&str]) {
+    let named = |n: Option<&Node>| {
+        n.and_then(|n| n.at(path))
+            .and_then(|r| r.get("name"))
+            .and_then(Node::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let name = named(Some(raw))
+        .or_else(|| named(config))
+        .unwrap_or_else(|| DEFAULT_RUNNER_NAME.to_string());
+    let mut node = Some(merged);
+    for key in path {
+        node = node.and_then(Node::as_map_mut).and_then(|m| m.get_mut(key));
+    }
+    if let Some(runner) = node.and_then(Node::as_map_mut) {
+        runner.insert("name", Node::str(name));
+        runner.move_to_front("name");
+    }
+}
+
+/// The component's deployment mode (v1.3 order): its `ome.io/deploymentMode` annotation,
+/// `spec.deploymentMode`, a leader/worker shape, else RawDeployment. Only RawDeployment
+/// can be rendered as plain objects.
+fn component_mode(isvc: &InferenceService, role: Role, merged: &Node) -> Result<&'static str, Diagnostic> {
+    let annotated = merged
+        .at(&["annotations", crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION])
+        .and_then(Node::as_str)
+        .and_then(|m| MODES.iter().copied().find(|v| *v == m));
+    let from_spec = isvc
+        .deployment_mode
+        .as_deref()
+        .and_then(|m| ["OMENative", "RawDeployment"].into_iter().find(|v| *v == m));
+    let shaped = (role != Role::Router && (merged.get("leader").is_some() || merged.get("worker").is_some()))
+        .then_some("MultiNode");
+    let mode = annotated.or(from_spec).or(shaped).unwrap_or("RawDeployment");
+    match mode {
+        "RawDeployment" => Ok("RawDeployment"),
+        "OMENative" => Err(Diagnostic::error(
+            Code::UnsupportedMode,
+            format!("the {} runs in OMENative mode, which needs OME's controller", role.as_str()),
+        )
+        .help("OMENative workloads (InferenceReplicas) can't be expressed as plain Kubernetes objects; use RawDeployment")),
+        other => Err(Diagnostic::error(
+            Code::UnsupportedMode,
+            format!("the {} runs in {other} mode, which ome-render does not render yet", role.as_str()),
+        )
+        .help("ome-render renders RawDeployment components (a runner without leader and worker)")),
+    }
+}
+
+/// The accelerator class of an engine or decoder, and the `acceleratorConfig` for it.
+fn choose_class<'a>(
+    isvc: &InferenceService,
+    role: Role,
+    resolution: &Resolution<'a>,
+    catalog: &'a Catalog,
+    raw: &Node,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(&'a AcceleratorClass, Option<&'a AcceleratorModelConfig>)> {
+    let component_override = isvc
+        .component(role.as_str())
+        .and_then(|_| {
+            let mut d = Vec::new();
+            let mut r = crate::model::fields::Reader { object: &isvc.object, diags: &mut d };
+            crate::model::inference_service::AcceleratorSelector::read(&mut r, raw, "acceleratorOverride", "")
+        });
+    let outcome = accelerator_policy::choose(
+        resolution.runtime.accelerator_classes.as_deref(),
+        component_override.as_ref(),
+        isvc.accelerator_selector.as_ref(),
+        &catalog.accelerator_classes,
+    );
+    match outcome {
+        Ok(Some(choice)) => {
+            let class = catalog.accelerator_classes.get(&choice)?;
+            let config = resolution
+                .best_entry
+                .and_then(|e| e.accelerator_config(&class.name));
+            Some((class, config))
+        }
+        Ok(None) => None,
+        Err(message) => {
+            diags.push(
+                Diagnostic::error(Code::AcceleratorClassNotFound, message)
+                    .at(raw.pos)
+                    .object(isvc.object.clone())
+                    .field(format!("spec.{}", role.as_str()))
+                    .help("add the AcceleratorClass's file to the paths: its node selector and resources can't be applied without it"),
+            );
+            None
+        }
+    }
+}
+
+/// Two rendered objects with the same identity (DECISIONS #23): an error naming both
+/// InferenceServices. One pass with a hash map.
+pub fn check_collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<(&str, &str, Option<&str>, &str), &Rendered> = HashMap::with_capacity(objects.len());
+    for o in objects {
+        let group = o.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        let key = (group, o.kind.as_str(), o.namespace.as_deref(), o.name.as_str());
+        if let Some(first) = seen.get(&key) {
+            let who = |r: &Rendered| r.source.as_ref().map_or("the input".to_string(), ToString::to_string);
+            diags.push(
+                Diagnostic::error(
+                    Code::RenderedCollision,
+                    format!("{} is rendered twice: from {} and from {}", o.object_ref(), who(first), who(o)),
+                )
+                .object(o.object_ref())
+                .help("in a cluster one would silently overwrite the other; rename one of the InferenceServices (OME names the ConfigMap after the last 20 characters of the name)"),
+            );
+        } else {
+            seen.insert(key, o);
+        }
+    }
+}

@@ -98,6 +98,26 @@ impl Map {
         }
     }
 
+    /// The value at `key`, inserted at the end from `default` when absent.
+    pub fn entry_or(&mut self, key: &str, default: impl FnOnce() -> Node) -> &mut Node {
+        let i = match self.entries.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                self.entries.push((key.to_string(), default()));
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    /// Moves `key` to the front, if present.
+    pub fn move_to_front(&mut self, key: &str) {
+        if let Some(i) = self.entries.iter().position(|(k, _)| k == key) {
+            let entry = self.entries.remove(i);
+            self.entries.insert(0, entry);
+        }
+    }
+
     /// Appends without checking for an existing key; the caller guarantees uniqueness.
     pub(crate) fn push_unique(&mut self, key: String, value: Node) {
         self.entries.push((key, value));

@@ -1,0 +1,216 @@
+//! The catalog: every loaded object indexed by identity, OME resources read into their typed
+//! views, and everything else kept for pass-through.
+//!
+//! Building it finds duplicate objects (DECISIONS #22) in one pass over a hash set. Lookups
+//! (models, runtimes, classes) are `BTreeMap`s, so any iteration is in name order.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::load::Object;
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// The API group of OME's resources.
+pub const OME_GROUP: &str = "ome.io";
+/// The only version of it this renderer reads.
+pub const OME_VERSION: &str = "ome.io/v1beta1";
+
+/// The OME kinds the renderer consumes.
+const CONSUMED_KINDS: &[&str] = &[
+    "InferenceService",
+    "BaseModel",
+    "ClusterBaseModel",
+    "ServingRuntime",
+    "ClusterServingRuntime",
+    "AcceleratorClass",
+];
+
+/// Kinds without a namespace. Objects of other kinds written without one are in the
+/// default namespace (DECISIONS #21).
+const CLUSTER_SCOPED_KINDS: &[&str] = &[
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "PriorityClass",
+    "IngressClass",
+    "RuntimeClass",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "APIService",
+    "CSIDriver",
+    "CSINode",
+    "VolumeAttachment",
+    "ClusterBaseModel",
+    "ClusterServingRuntime",
+    "AcceleratorClass",
+];
+
+pub fn is_cluster_scoped(kind: &str) -> bool {
+    CLUSTER_SCOPED_KINDS.contains(&kind)
+}
+
+#[derive(Debug, Default)]
+pub struct Catalog {
+    /// InferenceServices, sorted by lookup namespace and name.
+    pub inference_services: Vec<InferenceService>,
+    /// BaseModels by (namespace, name).
+    pub models: BTreeMap<(String, String), BaseModel>,
+    pub cluster_models: BTreeMap<String, BaseModel>,
+    /// ServingRuntimes by (namespace, name).
+    pub runtimes: BTreeMap<(String, String), Runtime>,
+    pub cluster_runtimes: BTreeMap<String, Runtime>,
+    pub accelerator_classes: BTreeMap<String, AcceleratorClass>,
+    /// Objects that are not consumed, in input order.
+    pub passthrough: Vec<Object>,
+    /// The consumed OME objects, kept for `--keep-ome`.
+    pub consumed: Vec<Object>,
+}
+
+impl Catalog {
+    /// A model visible from `namespace`: the BaseModel there, else the ClusterBaseModel.
+    pub fn model(&self, namespace: &str, name: &str) -> Option<&BaseModel> {
+        self.models
+            .get(&(namespace.to_string(), name.to_string()))
+            .or_else(|| self.cluster_models.get(name))
+    }
+
+    pub fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
+        match scope {
+            Scope::Namespaced => self.runtimes.get(&(namespace.to_string(), name.to_string())),
+            Scope::Cluster => self.cluster_runtimes.get(name),
+        }
+    }
+
+    /// Every runtime visible from `namespace`: its ServingRuntimes, then all
+    /// ClusterServingRuntimes, each in name order.
+    pub fn visible_runtimes<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Runtime> {
+        self.runtimes
+            .range((namespace.to_string(), String::new())..)
+            .take_while(move |((ns, _), _)| ns == namespace)
+            .map(|(_, r)| r)
+            .chain(self.cluster_runtimes.values())
+    }
+}
+
+/// What makes two objects the same object in a cluster: API group, kind, namespace, name.
+type Identity = (String, String, String, String);
+
+fn identity(obj: &Object, default_namespace: &str) -> Identity {
+    let namespace = if is_cluster_scoped(&obj.kind) {
+        String::new()
+    } else {
+        obj.namespace
+            .clone()
+            .unwrap_or_else(|| default_namespace.to_string())
+    };
+    (
+        obj.group().to_string(),
+        obj.kind.clone(),
+        namespace,
+        obj.name.clone(),
+    )
+}
+
+/// Indexes `objects`. `default_namespace` is where objects written without a namespace live.
+pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
+    let mut kept = Vec::with_capacity(objects.len());
+    for obj in objects {
+        let id = identity(&obj, default_namespace);
+        if let Some(first) = seen.get(&id) {
+            diags.push(
+                Diagnostic::error(
+                    Code::DuplicateObject,
+                    format!("{} is defined twice", obj.object_ref()),
+                )
+                .at(crate::model_name_pos(&obj))
+                .object(obj.object_ref())
+                .related(*first, "first defined here")
+                .help("keep one definition; in a cluster the one applied last would silently win"),
+            );
+            continue;
+        }
+        seen.insert(id, crate::model_name_pos(&obj));
+        kept.push(obj);
+    }
+
+    let mut catalog = Catalog::default();
+    let mut isvc_objects = Vec::new();
+    for obj in kept {
+        if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
+            catalog.passthrough.push(obj);
+            continue;
+        }
+        if obj.api_version != OME_VERSION {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidField,
+                    format!("unsupported apiVersion `{}` for {}", obj.api_version, obj.kind),
+                )
+                .at(obj.root.get("apiVersion").map_or(obj.pos(), |n| n.pos))
+                .object(obj.object_ref())
+                .field("apiVersion")
+                .help(format!("OME serves `{OME_VERSION}`")),
+            );
+            continue;
+        }
+        let ns = || {
+            obj.namespace
+                .clone()
+                .unwrap_or_else(|| default_namespace.to_string())
+        };
+        match obj.kind.as_str() {
+            "InferenceService" => {
+                isvc_objects.push(obj);
+                continue;
+            }
+            "BaseModel" => {
+                let m = BaseModel::read(&obj, Some(ns()), &mut diags);
+                catalog.models.insert((ns(), obj.name.clone()), m);
+            }
+            "ClusterBaseModel" => {
+                let m = BaseModel::read(&obj, None, &mut diags);
+                catalog.cluster_models.insert(obj.name.clone(), m);
+            }
+            "ServingRuntime" => {
+                let r = Runtime::read(&obj, Scope::Namespaced, Some(ns()), &mut diags);
+                catalog.runtimes.insert((ns(), obj.name.clone()), r);
+            }
+            "ClusterServingRuntime" => {
+                let r = Runtime::read(&obj, Scope::Cluster, None, &mut diags);
+                catalog.cluster_runtimes.insert(obj.name.clone(), r);
+            }
+            "AcceleratorClass" => {
+                let c = AcceleratorClass::read(&obj, &mut diags);
+                catalog.accelerator_classes.insert(obj.name.clone(), c);
+            }
+            _ => {}
+        }
+        catalog.consumed.push(obj);
+    }
+
+    let read: Vec<(InferenceService, Vec<Diagnostic>)> = isvc_objects
+        .par_iter()
+        .map(|obj| {
+            let mut d = Vec::new();
+            let isvc = InferenceService::read(obj, default_namespace, &mut d);
+            (isvc, d)
+        })
+        .collect();
+    for (isvc, d) in read {
+        catalog.inference_services.push(isvc);
+        diags.extend(d);
+    }
+    catalog.consumed.extend(isvc_objects);
+    catalog
+        .inference_services
+        .sort_by(|a, b| (&a.lookup_namespace, &a.name).cmp(&(&b.lookup_namespace, &b.name)));
+    (catalog, diags)
+}

@@ -1,0 +1,44 @@
+//! `ome-render [PATH]...` and `ome-render check`: run the pipeline, report, and write the
+//! objects only when there is no error (fail closed: a partial render would make Argo CD
+//! prune live workloads).
+
+use super::{ExitStatus, fatal, options, read_stdin, report};
+use crate::cli::{InputArgs, RenderArgs};
+use crate::emit;
+use crate::pipeline;
+
+pub fn render(args: &RenderArgs) -> ExitStatus {
+    let mut opts = options(&args.input);
+    opts.keep_ome = args.keep_ome;
+    opts.kinds = args.kinds.clone();
+    let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
+        Ok(r) => r,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    if report(&mut rendering.diags, &rendering.sources, &args.input) {
+        return ExitStatus::InputErrors;
+    }
+    let format = args.format.into();
+    let written = match &args.output_dir {
+        Some(dir) => emit::write_dir(dir, &rendering.objects, format).map_err(|e| e.0),
+        None => emit::write_stdout(&emit::stream(&rendering.objects, format)).map_err(|e| e.to_string()),
+    };
+    match written {
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.contains("Broken pipe") => ExitStatus::Success,
+        Err(e) => fatal(&e),
+    }
+}
+
+pub fn check(input: &InputArgs) -> ExitStatus {
+    let opts = options(input);
+    let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
+        Ok(r) => r,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    if report(&mut rendering.diags, &rendering.sources, input) {
+        ExitStatus::InputErrors
+    } else {
+        ExitStatus::Success
+    }
+}

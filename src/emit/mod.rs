@@ -1,0 +1,160 @@
+//! Emitting: order the objects, serialise them (in parallel, order kept) and write them to
+//! standard output or, atomically, to a directory. The only module that writes files.
+
+pub mod order;
+
+use crate::render::Rendered;
+use crate::yaml::emit::{write_json_line, write_yaml};
+use rayon::prelude::*;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// A multi-document YAML stream, documents separated by `---`.
+    #[default]
+    Yaml,
+    /// One JSON document per line.
+    Json,
+}
+
+/// Sorts into the output order. Identities are unique (collisions are errors), so the
+/// order is total and independent of the input order.
+pub fn sort(objects: &mut [Rendered]) {
+    objects.par_sort_by(order::compare);
+}
+
+fn serialise(node: &crate::yaml::Node, format: Format, out: &mut Vec<u8>) {
+    match format {
+        Format::Yaml => write_yaml(node, out),
+        Format::Json => write_json_line(node, out),
+    }
+}
+
+/// Objects per serialisation task: big enough to amortise, small enough to balance.
+const CHUNK: usize = 64;
+
+/// The whole stream, serialised in parallel chunks and joined in order.
+pub fn stream(objects: &[Rendered], format: Format) -> Vec<u8> {
+    let chunks: Vec<Vec<u8>> = objects
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(ci, chunk)| {
+            let mut buf = Vec::with_capacity(chunk.len() * 4096);
+            for (j, o) in chunk.iter().enumerate() {
+                if format == Format::Yaml && ci + j > 0 {
+                    buf.extend_from_slice(b"---\n");
+                }
+                serialise(&o.node, format, &mut buf);
+            }
+            buf
+        })
+        .collect();
+    let mut out = Vec::with_capacity(chunks.iter().map(Vec::len).sum());
+    for c in chunks {
+        out.extend_from_slice(&c);
+    }
+    out
+}
+
+/// Writes the stream to standard output.
+pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut lock = stdout.lock();
+    lock.write_all(bytes)?;
+    lock.flush()
+}
+
+/// The file that marks a directory as ome-render's output, so it can be replaced safely.
+pub const OUTPUT_MARKER: &str = ".ome-render-output";
+
+/// kustomize's `-o DIR` file name: `[<namespace>_]<group>_<version>_<kind>_<name>.yaml`,
+/// lower-cased, with the namespace when the output spans more than one.
+pub fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
+    let mut name = String::new();
+    if with_namespace && let Some(ns) = &o.namespace {
+        name.push_str(ns);
+        name.push('_');
+    }
+    name.push_str(&o.api_version.replace('/', "_"));
+    name.push('_');
+    name.push_str(&o.kind);
+    name.push('_');
+    name.push_str(&o.name);
+    name = name.to_lowercase();
+    name.push_str(match format {
+        Format::Yaml => ".yaml",
+        Format::Json => ".json",
+    });
+    name
+}
+
+/// Why an output directory could not be written.
+#[derive(Debug)]
+pub struct DirError(pub String);
+
+/// Replaces `dir` with one file per object, atomically: everything is written to a new
+/// directory beside it, which then takes its place. An existing `dir` is replaced only if
+/// it is empty or was written by ome-render (it holds [`OUTPUT_MARKER`]).
+pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), DirError> {
+    let fail = |what: &str, p: &Path, e: io::Error| DirError(format!("{what} {}: {e}", p.display()));
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(DirError(format!("{} exists and is not a directory", dir.display())));
+        }
+        let mut entries = std::fs::read_dir(dir).map_err(|e| fail("cannot read", dir, e))?;
+        let empty = entries.next().is_none();
+        if !empty && !dir.join(OUTPUT_MARKER).exists() {
+            return Err(DirError(format!(
+                "{} is not empty and was not written by ome-render (no {OUTPUT_MARKER}); refusing to replace it",
+                dir.display()
+            )));
+        }
+    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let base = dir
+        .file_name()
+        .map_or_else(|| "output".to_string(), |n| n.to_string_lossy().into_owned());
+    let pid = std::process::id();
+    let staging = parent.join(format!(".{base}.ome-render-new-{pid}"));
+    let old = parent.join(format!(".{base}.ome-render-old-{pid}"));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(|e| fail("cannot create", &staging, e))?;
+
+    let namespaces: std::collections::BTreeSet<Option<&str>> =
+        objects.iter().map(|o| o.namespace.as_deref()).collect();
+    let with_namespace = namespaces.len() > 1;
+    let written: Result<(), DirError> = objects.par_iter().try_for_each(|o| {
+        let mut buf = Vec::new();
+        serialise(&o.node, format, &mut buf);
+        let path = staging.join(file_name(o, with_namespace, format));
+        std::fs::write(&path, buf).map_err(|e| fail("cannot write", &path, e))
+    });
+    let marker = staging.join(OUTPUT_MARKER);
+    let result = written.and_then(|()| {
+        std::fs::write(&marker, "written by ome-render; the whole directory is replaced on each run\n")
+            .map_err(|e| fail("cannot write", &marker, e))
+    });
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if dir.exists() {
+        std::fs::rename(dir, &old).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&staging);
+            fail("cannot move aside", dir, e)
+        })?;
+    }
+    if let Err(e) = std::fs::rename(&staging, dir) {
+        if old.exists() {
+            let _ = std::fs::rename(&old, dir);
+        }
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(fail("cannot move into place", dir, e));
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}

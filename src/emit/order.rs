@@ -1,0 +1,110 @@
+//! The output order: kustomize's legacy kind order (what Flux applies and reviewers see),
+//! then API group/version/kind for kinds outside the list, then namespace and name.
+
+use crate::render::Rendered;
+use std::cmp::Ordering;
+
+/// kustomize's `SortOrderTransformer` legacy order: these kinds first, in this order…
+const FIRST: &[&str] = &[
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+/// …then every other kind, then these last.
+const LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+fn rank(kind: &str) -> usize {
+    if let Some(i) = FIRST.iter().position(|k| *k == kind) {
+        i
+    } else if let Some(i) = LAST.iter().position(|k| *k == kind) {
+        FIRST.len() + 1 + i
+    } else {
+        FIRST.len()
+    }
+}
+
+/// Compares two objects for the output order.
+pub fn compare(a: &Rendered, b: &Rendered) -> Ordering {
+    rank(&a.kind)
+        .cmp(&rank(&b.kind))
+        .then_with(|| gvk(a).cmp(&gvk(b)))
+        .then_with(|| a.namespace.as_deref().unwrap_or("").cmp(b.namespace.as_deref().unwrap_or("")))
+        .then_with(|| a.name.cmp(&b.name))
+}
+
+/// `group/version/kind`, kustomize's tie-break between kinds of the same rank.
+fn gvk(r: &Rendered) -> (&str, &str, &str) {
+    let (group, version) = r.api_version.rsplit_once('/').unwrap_or(("", r.api_version.as_str()));
+    (group, version, r.kind.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map;
+    use crate::yaml::Node;
+
+    fn obj(api: &str, kind: &str, ns: Option<&str>, name: &str) -> Rendered {
+        let mut meta = map! { "name" => Node::str(name) };
+        if let Some(ns) = ns {
+            meta.insert("namespace", Node::str(ns));
+        }
+        Rendered::new(
+            Node::map(map! { "apiVersion" => Node::str(api), "kind" => Node::str(kind), "metadata" => Node::map(meta) }),
+            None,
+        )
+    }
+
+    #[test]
+    fn legacy_kind_order_then_namespace_and_name() {
+        let mut objects = vec![
+            obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", None, "w"),
+            obj("autoscaling/v2", "HorizontalPodAutoscaler", Some("a"), "x"),
+            obj("policy/v1", "PodDisruptionBudget", Some("a"), "x"),
+            obj("apps/v1", "Deployment", Some("b"), "a"),
+            obj("apps/v1", "Deployment", Some("a"), "z"),
+            obj("v1", "Service", Some("a"), "x"),
+            obj("v1", "ConfigMap", Some("a"), "x"),
+            obj("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", Some("a"), "x"),
+            obj("v1", "Namespace", None, "a"),
+        ];
+        objects.sort_by(compare);
+        let order: Vec<String> = objects
+            .iter()
+            .map(|o| format!("{}/{}/{}", o.kind, o.namespace.as_deref().unwrap_or("-"), o.name))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "Namespace/-/a",
+                "ConfigMap/a/x",
+                "Service/a/x",
+                "Deployment/a/z",
+                "Deployment/b/a",
+                "PodDisruptionBudget/a/x",
+                "HorizontalPodAutoscaler/a/x",
+                "LeaderWorkerSet/a/x",
+                "ValidatingWebhookConfiguration/-/w",
+            ]
+        );
+    }
+}

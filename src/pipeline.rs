@@ -1,0 +1,106 @@
+//! The render pipeline end to end, without I/O of its own besides the loader: load →
+//! catalog → (per InferenceService, in parallel) resolve → merge and render → collision
+//! check → filter and order. Shared by `render`, `check` and the KRM function.
+
+use crate::catalog::{self, Catalog};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::load::{self, LoadError, LoadOptions};
+use crate::render::{self, Rendered};
+use crate::select::resolve::{Resolver, resolve};
+use crate::settings::Settings;
+use crate::source::Sources;
+use rayon::prelude::*;
+
+/// What to render.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub load: LoadOptions,
+    /// The namespace of namespaced objects written without one.
+    pub namespace: String,
+    /// Keep the consumed OME resources in the output.
+    pub keep_ome: bool,
+    /// Only these kinds in the output (all when empty).
+    pub kinds: Vec<String>,
+}
+
+/// The result of a run: objects in output order, and every diagnostic, sorted.
+#[derive(Debug, Default)]
+pub struct Rendering {
+    pub sources: Sources,
+    pub objects: Vec<Rendered>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Rendering {
+    pub fn has_errors(&self) -> bool {
+        self.diags.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diags.iter().filter(|d| d.severity == severity).count()
+    }
+}
+
+/// Loads the inputs and builds the catalog; `None` when loading reported errors, since
+/// later stages would only report their consequences.
+pub fn load_catalog(
+    options: &Options,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<(Sources, Catalog, Settings, Vec<Diagnostic>, bool), LoadError> {
+    let loaded = load::load(&options.load, stdin)?;
+    let mut diags = loaded.diags;
+    let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
+    let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
+    diags.extend(catalog_diags);
+    let ok = !diags.iter().any(Diagnostic::is_error);
+    Ok((loaded.sources, catalog, settings, diags, ok))
+}
+
+/// Runs the whole pipeline.
+pub fn run(options: &Options, stdin: &mut dyn FnMut() -> std::io::Result<String>) -> Result<Rendering, LoadError> {
+    let (sources, catalog, settings, mut diags, ok) = load_catalog(options, stdin)?;
+    if !ok {
+        crate::diagnostics::sort(&mut diags);
+        return Ok(Rendering {
+            sources,
+            objects: Vec::new(),
+            diags,
+        });
+    }
+    let resolver = Resolver::new(&catalog);
+    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = catalog
+        .inference_services
+        .par_iter()
+        .map(|isvc| {
+            let mut d = Vec::new();
+            let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
+                Some(resolved) => {
+                    render::render_inference_service(isvc, &resolved.as_resolution(), &catalog, &settings, &mut d)
+                }
+                None => Vec::new(),
+            };
+            (objects, d)
+        })
+        .collect();
+
+    let mut objects: Vec<Rendered> = Vec::with_capacity(per_isvc.iter().map(|(o, _)| o.len()).sum::<usize>() + catalog.passthrough.len());
+    for (o, d) in per_isvc {
+        objects.extend(o);
+        diags.extend(d);
+    }
+    objects.extend(catalog.passthrough.into_iter().map(|obj| Rendered::new(obj.root, None)));
+    if options.keep_ome {
+        objects.extend(catalog.consumed.into_iter().map(|obj| Rendered::new(obj.root, None)));
+    }
+    render::check_collisions(&objects, &mut diags);
+    if !options.kinds.is_empty() {
+        objects.retain(|o| options.kinds.iter().any(|k| k.eq_ignore_ascii_case(&o.kind)));
+    }
+    crate::emit::sort(&mut objects);
+    crate::diagnostics::sort(&mut diags);
+    Ok(Rendering {
+        sources,
+        objects,
+        diags,
+    })
+}

@@ -1,0 +1,177 @@
+//! Labels and annotations of the objects rendered for one component (`rendering.md` §6 as
+//! amended by DECISIONS #4, #5 and OME v1.3's annotation deny-list).
+
+use crate::model::{BaseModel, InferenceService};
+use crate::yaml::{Map, Node};
+use std::collections::BTreeMap;
+
+/// InferenceService annotations never copied to rendered objects (v1.3).
+const SKIPPED_ANNOTATIONS: &[&str] = &[
+    "internal.ome.io/storage-initializer-sourceuri",
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "ome.io/rollout-promote",
+    "ome.io/rollout-rollback",
+];
+
+/// Dropped after the component's annotations are laid over the InferenceService's.
+const DROPPED_ANNOTATION: &str = "internal.ome.io/in-place-image-transition";
+
+/// Annotations that belong on pods only, never on Services: prefixes, then exact keys.
+const POD_ONLY_PREFIXES: &[&str] = &[
+    "k8s.grafana.com/",
+    "loki.grafana.com/",
+    "prometheus.io/",
+    "networking.gke.io/",
+    "rdma.ome.io/",
+    "runtime.ome.io/",
+];
+const POD_ONLY_KEYS: &[&str] = &[
+    "ome.io/inject-model-init",
+    "ome.io/inject-fine-tuned-adapter",
+    "ome.io/inject-serving-sidecar",
+];
+
+/// Labels and annotations as sorted string maps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+}
+
+impl Meta {
+    pub fn labels_node(&self) -> Node {
+        string_map_node(&self.labels)
+    }
+
+    pub fn annotations_node(&self) -> Node {
+        string_map_node(&self.annotations)
+    }
+
+    /// The annotations a component Service carries: without the pod-only ones.
+    pub fn service_annotations(&self) -> BTreeMap<String, String> {
+        self.annotations
+            .iter()
+            .filter(|(k, _)| {
+                !POD_ONLY_PREFIXES.iter().any(|p| k.starts_with(p)) && !POD_ONLY_KEYS.contains(&k.as_str())
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+pub fn string_map_node(m: &BTreeMap<String, String>) -> Node {
+    let mut out = Map::with_capacity(m.len());
+    for (k, v) in m {
+        out.insert(k.clone(), Node::str(v.clone()));
+    }
+    Node::map(out)
+}
+
+/// String entries of a merged component's `labels` or `annotations`.
+fn component_strings(component: &Node, key: &str) -> impl Iterator<Item = (String, String)> {
+    component
+        .get(key)
+        .and_then(Node::as_map)
+        .into_iter()
+        .flat_map(Map::iter)
+        .filter_map(|(k, v)| v.scalar_text().map(|t| (k.to_string(), t)))
+}
+
+/// What the metadata of a component's objects is made from.
+pub struct MetaInputs<'a> {
+    pub isvc: &'a InferenceService,
+    /// The merged component (its `labels` and `annotations`).
+    pub component: &'a Node,
+    pub component_name: &'a str,
+    /// `engine`, `decoder` or `router`.
+    pub role: &'a str,
+    pub runtime_name: &'a str,
+    pub model: Option<&'a BaseModel>,
+    /// The resolved deployment mode (DECISIONS #4).
+    pub mode: &'a str,
+    /// The `app` label value (the component name truncated to 63).
+    pub app: &'a str,
+}
+
+pub fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
+    let isvc = inputs.isvc;
+    let mut annotations: BTreeMap<String, String> = isvc
+        .annotations
+        .iter()
+        .filter(|(k, _)| !SKIPPED_ANNOTATIONS.contains(k))
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
+        .collect();
+    annotations.extend(component_strings(inputs.component, "annotations"));
+    annotations.remove(DROPPED_ANNOTATION);
+    if let Some(model) = inputs.model {
+        annotations.insert("ome.io/base-model-name".into(), model.name.clone());
+        if let Some(vendor) = &model.vendor {
+            annotations.insert("ome.io/base-model-vendor".into(), vendor.clone());
+        }
+        if let Some(format) = &model.format {
+            annotations.insert("ome.io/base-model-format".into(), format.name.clone());
+            if let Some(version) = &format.version {
+                annotations.insert("ome.io/base-model-format-version".into(), version.clone());
+            }
+        }
+    }
+    if !inputs.runtime_name.is_empty() {
+        annotations.insert("ome.io/serving-runtime".into(), inputs.runtime_name.to_string());
+    }
+    annotations.insert(
+        crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION.into(),
+        inputs.mode.to_string(),
+    );
+
+    let mut labels: BTreeMap<String, String> = isvc
+        .labels
+        .iter()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
+        .collect();
+    labels.extend(component_strings(inputs.component, "labels"));
+    labels.insert("ome.io/inferenceservice".into(), isvc.name.clone());
+    labels.insert("component".into(), inputs.role.to_string());
+    labels.insert("serving-runtime".into(), inputs.runtime_name.to_string());
+    labels.insert("fine-tuned-serving".into(), "false".into());
+    if let Some(model) = inputs.model {
+        labels.insert("base-model-name".into(), model.name.clone());
+        labels.insert(
+            "base-model-size".into(),
+            model.category.clone().unwrap_or_else(|| "SMALL".into()),
+        );
+        labels.insert("base-model-type".into(), "Serving".into());
+        if let Some(vendor) = &model.vendor {
+            labels.insert("base-model-vendor".into(), vendor.clone());
+        }
+    }
+    add_queue_labels(&annotations, &mut labels);
+    labels.insert("app".into(), inputs.app.to_string());
+    Meta {
+        labels,
+        annotations,
+    }
+}
+
+/// Scheduler queue labels OME derives from annotations (`rendering.md` §6.3 step 5).
+fn add_queue_labels(annotations: &BTreeMap<String, String>, labels: &mut BTreeMap<String, String>) {
+    if let Some(queue) = annotations.get("ome.io/volcano-queue") {
+        labels.insert("volcano.sh/queue-name".into(), queue.clone());
+    } else if let Some(cluster) = annotations.get("ome.io/dedicated-ai-cluster") {
+        if annotations.contains_key("kueue-enabled") {
+            labels.insert("kueue.x-k8s.io/queue-name".into(), cluster.clone());
+            labels.insert(
+                "kueue.x-k8s.io/priority-class".into(),
+                "kueue-scheduling-high-priority".into(),
+            );
+        } else {
+            labels.insert("volcano.sh/queue-name".into(), cluster.clone());
+            labels.insert(
+                "ray.io/priority-class-name".into(),
+                "volcano-scheduling-high-priority".into(),
+            );
+        }
+    }
+    if annotations.contains_key("volcano") {
+        labels.insert("ray.io/scheduler-name".into(), "volcano".into());
+    }
+}

@@ -1,0 +1,688 @@
+//! The pod template of one component, built from the merged component (`rendering.md` §3,
+//! in OME v1.3's order):
+//!
+//! 1. on the runner container: `MODEL_PATH`, the class's `environmentOverride`, the model
+//!    mount, the class's resources, `runtimeArgsOverride` and the TP/PP rewrite, then
+//!    `PARALLELISM_SIZE`;
+//! 2. the runner goes into the pod's container of the same name (appended when none);
+//! 3. placeholders are expanded in that one container;
+//! 4. the model volume, node selector and class affinity are added to the pod;
+//! 5. OME's own defaults that differ from Kubernetes' are filled in (DECISIONS #13).
+
+use super::placeholders;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::merge::{args, strategic};
+use crate::model::runtime::AcceleratorModelConfig;
+use crate::model::{AcceleratorClass, BaseModel, InferenceService};
+use crate::settings::Settings;
+use crate::yaml::{Map, Node, Value};
+
+/// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
+pub const POD_FIELDS: &[&str] = &[
+    "volumes",
+    "initContainers",
+    "containers",
+    "ephemeralContainers",
+    "restartPolicy",
+    "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds",
+    "dnsPolicy",
+    "nodeSelector",
+    "serviceAccountName",
+    "serviceAccount",
+    "automountServiceAccountToken",
+    "nodeName",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "shareProcessNamespace",
+    "securityContext",
+    "imagePullSecrets",
+    "hostname",
+    "subdomain",
+    "affinity",
+    "schedulerName",
+    "tolerations",
+    "hostAliases",
+    "priorityClassName",
+    "priority",
+    "dnsConfig",
+    "readinessGates",
+    "runtimeClassName",
+    "enableServiceLinks",
+    "preemptionPolicy",
+    "overhead",
+    "topologySpreadConstraints",
+    "setHostnameAsFQDN",
+    "os",
+    "hostUsers",
+    "schedulingGates",
+    "resourceClaims",
+];
+
+/// OME's own component fields (ComponentExtensionSpec, the component's own keys, the
+/// router's `config`).
+pub const COMPONENT_FIELDS: &[&str] = &[
+    "minReplicas",
+    "maxReplicas",
+    "timeoutSeconds",
+    "labels",
+    "annotations",
+    "servicePortAppProtocols",
+    "minAvailable",
+    "maxUnavailable",
+    "deploymentStrategy",
+    "lifecycle",
+    "autoscaler",
+    "autoscalerPolicyRef",
+    "runner",
+    "leader",
+    "worker",
+    "topologyKey",
+    "topologySpread",
+    "topologySpreadKey",
+    "acceleratorOverride",
+    "config",
+];
+
+/// Component fields OME v1.3 removed; its API server drops them.
+pub const REMOVED_FIELDS: &[(&str, &str)] = &[
+    ("scaleMetric", "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`"),
+    ("scaleTarget", "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`"),
+    ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
+    ("containerConcurrency", "remove it"),
+    ("canaryTrafficPercent", "remove it"),
+];
+
+/// The name OME gives a runner nobody named.
+pub const DEFAULT_RUNNER_NAME: &str = "ome-container";
+
+/// Which component a pod is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Engine,
+    Decoder,
+    Router,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Engine => "engine",
+            Role::Decoder => "decoder",
+            Role::Router => "router",
+        }
+    }
+}
+
+/// How the model's weights reach the pod.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelStorage {
+    /// A PersistentVolumeClaim (`pvc://claim/sub/path`), mounted at `/opt/ml/model`.
+    Pvc { claim: String, sub_path: String },
+    /// A path on the node (`storage.path`), mounted at the same path.
+    HostPath(String),
+    /// A sharded model: no volume; `MODEL_PATH` is the storage URI.
+    Sharded(String),
+    /// Nothing to mount.
+    None,
+}
+
+pub const PVC_MODEL_PATH: &str = "/opt/ml/model";
+
+impl ModelStorage {
+    pub fn of(model: &BaseModel) -> ModelStorage {
+        if model.distribution.as_deref() == Some("Sharded") {
+            return model
+                .storage
+                .storage_uri
+                .clone()
+                .filter(|u| !u.is_empty())
+                .map_or(ModelStorage::None, ModelStorage::Sharded);
+        }
+        if let Some((claim, sub_path)) = model.storage.storage_uri.as_deref().and_then(parse_pvc_uri) {
+            return ModelStorage::Pvc { claim, sub_path };
+        }
+        match &model.storage.path {
+            Some(p) if !p.is_empty() => ModelStorage::HostPath(p.clone()),
+            _ => ModelStorage::None,
+        }
+    }
+
+    fn model_path(&self) -> Option<&str> {
+        match self {
+            ModelStorage::Pvc { .. } => Some(PVC_MODEL_PATH),
+            ModelStorage::HostPath(p) | ModelStorage::Sharded(p) => Some(p),
+            ModelStorage::None => None,
+        }
+    }
+}
+
+/// `pvc://[namespace:]claim/sub/path` → (claim, sub path). Anything else, including a
+/// missing sub path or `..` segments, is not a PVC location.
+pub fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
+    let rest = uri.strip_prefix("pvc://")?;
+    let (claim_part, sub_path) = rest.split_once('/')?;
+    let claim = match claim_part.split(':').collect::<Vec<_>>().as_slice() {
+        [claim] => *claim,
+        [ns, claim] if !ns.is_empty() => *claim,
+        _ => return None,
+    };
+    let sub_path = sub_path.trim_end_matches('/');
+    if claim.is_empty()
+        || sub_path.is_empty()
+        || sub_path.split('/').any(|s| s.is_empty() || s == ".." || s == ".")
+    {
+        return None;
+    }
+    Some((claim.to_string(), sub_path.to_string()))
+}
+
+/// Everything a pod template is made from.
+pub struct PodInputs<'a> {
+    pub isvc: &'a InferenceService,
+    pub role: Role,
+    /// The merged component.
+    pub merged: &'a Node,
+    /// The InferenceService's own component, before merging.
+    pub raw: Option<&'a Node>,
+    /// The runtime's whole spec (its top-level `nodeSelector`).
+    pub runtime_spec: &'a Node,
+    pub model: Option<&'a BaseModel>,
+    pub class: Option<&'a AcceleratorClass>,
+    /// `acceleratorConfig[class]` of the best supported-format entry.
+    pub accelerator_config: Option<&'a AcceleratorModelConfig>,
+    pub settings: &'a Settings,
+    /// `<isvc>-router`, the forced service account of a router pod.
+    pub router_service_account: Option<&'a str>,
+}
+
+/// A built pod template spec and its runner container.
+pub struct Pod {
+    pub spec: Node,
+    /// The index in `containers` of the container the runner went into.
+    pub runner_index: usize,
+}
+
+/// Errors found while building, with the object and field already attached by the caller.
+pub type Problems = Vec<Diagnostic>;
+
+fn problem(code: Code, message: impl Into<String>, node: Option<&Node>, field: &str, inputs: &PodInputs<'_>) -> Diagnostic {
+    let mut d = Diagnostic::error(code, message)
+        .object(inputs.isvc.object.clone())
+        .field(field.to_string());
+    if let Some(n) = node {
+        d = d.at(n.pos);
+    }
+    d
+}
+
+/// Builds the pod template spec. Problems are pushed to `diags`; the pod is still returned
+/// so later checks can run, but the caller must not emit it when an error was pushed.
+pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
+    let role = inputs.role.as_str();
+    let merged = inputs.merged.as_map()?;
+    let mut pod: Map = merged
+        .iter()
+        .filter(|(k, _)| POD_FIELDS.contains(k) && *k != "ephemeralContainers")
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    let storage = inputs.model.map_or(ModelStorage::None, ModelStorage::of);
+    let serves_model = inputs.role != Role::Router && inputs.model.is_some();
+
+    let mut runner = merged.get("runner").filter(|r| r.as_map().is_some()).cloned();
+    if let Some(runner) = runner.as_mut().and_then(Node::as_map_mut) {
+        if serves_model && let Some(path) = storage.model_path() {
+            append_env_if_absent(runner, "MODEL_PATH", path);
+        }
+        if let Some(config) = inputs.accelerator_config {
+            for (name, value) in &config.environment_override {
+                if let Err(d) = set_env(runner, name, value) {
+                    diags.push(problem(Code::InvalidMerge, d, None, &format!("spec.{role}.runner.env"), inputs)
+                        .help("the class's environmentOverride sets `value` on a variable that uses `valueFrom`"));
+                }
+            }
+        }
+        if serves_model {
+            add_model_mount(runner, inputs.model, &storage);
+        }
+        if inputs.role != Role::Router {
+            apply_class_resources(runner, inputs);
+            if let Some(config) = inputs.accelerator_config {
+                apply_accelerator_args(runner, config);
+            }
+            let tp_override = inputs
+                .accelerator_config
+                .is_some_and(|c| c.tensor_parallelism.is_some());
+            if !tp_override {
+                let workers = inputs
+                    .merged
+                    .at(&["worker", "size"])
+                    .and_then(Node::as_i64)
+                    .unwrap_or(0);
+                let leaders = match inputs.role {
+                    Role::Decoder if !merged.contains_key("leader") && !merged.contains_key("runner") => 0,
+                    _ => 1,
+                };
+                let gpus = gpu_count(runner, &inputs.settings.accelerator_resources);
+                if gpus > 0 && leaders + workers > 0 {
+                    let value = (gpus * (leaders + workers)).to_string();
+                    if let Err(d) = set_env(runner, "PARALLELISM_SIZE", &value) {
+                        diags.push(problem(Code::InvalidMerge, d, None, &format!("spec.{role}.runner.env"), inputs));
+                    }
+                }
+            }
+        }
+        if inputs.role == Role::Router {
+            append_router_config_env(runner, inputs.merged);
+        }
+    }
+
+    // Place the runner into the pod.
+    let containers = pod
+        .entry_or("containers", || Node::seq(Vec::new()))
+        .as_seq_mut()?;
+    let runner_index = match runner {
+        Some(runner) => {
+            let name = runner.str_at(&["name"]).unwrap_or(DEFAULT_RUNNER_NAME).to_string();
+            match containers
+                .iter()
+                .position(|c| c.str_at(&["name"]) == Some(name.as_str()))
+            {
+                Some(i) => {
+                    let placed = place_runner(&containers[i], &runner, diags, inputs);
+                    containers[i] = placed;
+                    i
+                }
+                None => {
+                    containers.push(runner);
+                    containers.len() - 1
+                }
+            }
+        }
+        None if containers.is_empty() => {
+            diags.push(
+                problem(
+                    Code::InvalidField,
+                    format!("the {role} has no runner and no containers"),
+                    inputs.raw,
+                    &format!("spec.{role}"),
+                    inputs,
+                )
+                .help("give the runtime's config or the InferenceService component a `runner`"),
+            );
+            return None;
+        }
+        None => 0,
+    };
+
+    // Placeholders, in the runner container only.
+    let data = placeholders::Data::of(inputs.isvc);
+    if let Err(e) = placeholders::expand_node(&mut containers[runner_index], &data) {
+        diags.push(
+            Diagnostic::error(Code::Placeholder, e.message.clone())
+                .at(e.pos)
+                .object(inputs.isvc.object.clone())
+                .field(format!("spec.{role}.runner.{}", e.path))
+                .help(
+                    "OME fills in only {{.Name}}, {{.Namespace}}, {{.Labels.k}}, {{.Annotations.k}} and \
+                     {{index .Labels `k`}}; any other `{{ ... }}` (such as a chat template) makes OME \
+                     refuse the component. Move such text out of the runner, e.g. into a ConfigMap file",
+                ),
+        );
+    }
+
+    if serves_model || (inputs.role == Role::Router && inputs.model.is_some()) {
+        add_model_volume(&mut pod, inputs.model, &storage);
+    }
+    if inputs.role != Role::Router {
+        apply_node_selector(&mut pod, inputs, &storage);
+        apply_class_affinity(&mut pod, inputs);
+    }
+    if let Some(sa) = inputs.router_service_account {
+        pod.insert("serviceAccountName", Node::str(sa));
+    }
+    apply_defaults(&mut pod, inputs.settings);
+    pod.move_to_front("containers");
+    Some(Pod {
+        spec: Node::map(pod),
+        runner_index,
+    })
+}
+
+/// Merges the runner into the same-named pod container: the runner wins, and the
+/// container's args come first, followed by the runner's (`rendering.md` §3.5).
+fn place_runner(container: &Node, runner: &Node, diags: &mut Problems, inputs: &PodInputs<'_>) -> Node {
+    let mut conflicts = Vec::new();
+    let mut merged = strategic::merge(container, runner, &mut conflicts);
+    for c in conflicts {
+        diags.push(
+            Diagnostic::error(Code::InvalidMerge, c.message)
+                .at(c.patch)
+                .object(inputs.isvc.object.clone())
+                .field(format!("spec.{}.runner.{}", inputs.role.as_str(), c.path))
+                .related(c.base, "the pod container sets it here"),
+        );
+    }
+    let container_args = container.get("args").and_then(Node::as_seq).unwrap_or(&[]);
+    let runner_args = runner.get("args").and_then(Node::as_seq).unwrap_or(&[]);
+    if !container_args.is_empty() && !runner_args.is_empty()
+        && let Some(m) = merged.as_map_mut()
+    {
+        let mut all = container_args.to_vec();
+        all.extend_from_slice(runner_args);
+        m.insert("args", Node::seq(all));
+    }
+    merged
+}
+
+fn env_list(container: &mut Map) -> &mut Vec<Node> {
+    let env = container.entry_or("env", || Node::seq(Vec::new()));
+    if env.as_seq().is_none() {
+        *env = Node::seq(Vec::new());
+    }
+    env.as_seq_mut().expect("env was just made a list")
+}
+
+fn env_item(name: &str, value: &str) -> Node {
+    Node::map(crate::map! { "name" => Node::str(name), "value" => Node::str(value) })
+}
+
+fn append_env_if_absent(container: &mut Map, name: &str, value: &str) {
+    let env = env_list(container);
+    if !env.iter().any(|e| e.str_at(&["name"]) == Some(name)) {
+        env.push(env_item(name, value));
+    }
+}
+
+/// Sets an env var's `value`, or appends the var. A var that takes its value from
+/// `valueFrom` can't also have a `value`: that is an error.
+fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), String> {
+    let env = env_list(container);
+    match env.iter_mut().find(|e| e.str_at(&["name"]) == Some(name)) {
+        Some(item) => {
+            let m = item.as_map_mut().ok_or_else(|| format!("env var {name} is not a map"))?;
+            if m.get("valueFrom").is_some_and(|v| !v.is_null()) {
+                return Err(format!("env var {name} would have both `value` and `valueFrom`"));
+            }
+            m.insert("value", Node::str(value));
+            Ok(())
+        }
+        None => {
+            env.push(env_item(name, value));
+            Ok(())
+        }
+    }
+}
+
+fn add_model_mount(container: &mut Map, model: Option<&BaseModel>, storage: &ModelStorage) {
+    let Some(model) = model else { return };
+    let mount = match storage {
+        ModelStorage::HostPath(path) => crate::map! {
+            "name" => Node::str(&model.name),
+            "mountPath" => Node::str(path),
+            "readOnly" => Node::bool(true),
+        },
+        ModelStorage::Pvc { sub_path, .. } => crate::map! {
+            "name" => Node::str(&model.name),
+            "mountPath" => Node::str(PVC_MODEL_PATH),
+            "subPath" => Node::str(sub_path),
+            "readOnly" => Node::bool(true),
+        },
+        ModelStorage::Sharded(_) | ModelStorage::None => return,
+    };
+    let mounts = container.entry_or("volumeMounts", || Node::seq(Vec::new()));
+    if let Some(list) = mounts.as_seq_mut() {
+        list.push(Node::map(mount));
+    }
+}
+
+fn add_model_volume(pod: &mut Map, model: Option<&BaseModel>, storage: &ModelStorage) {
+    let Some(model) = model else { return };
+    let volume = match storage {
+        ModelStorage::HostPath(path) => crate::map! {
+            "name" => Node::str(&model.name),
+            "hostPath" => Node::map(crate::map! { "path" => Node::str(path) }),
+        },
+        ModelStorage::Pvc { claim, .. } => crate::map! {
+            "name" => Node::str(&model.name),
+            "persistentVolumeClaim" => Node::map(crate::map! {
+                "claimName" => Node::str(claim),
+                "readOnly" => Node::bool(true),
+            }),
+        },
+        ModelStorage::Sharded(_) | ModelStorage::None => return,
+    };
+    let volumes = pod.entry_or("volumes", || Node::seq(Vec::new()));
+    if let Some(list) = volumes.as_seq_mut() {
+        list.push(Node::map(volume));
+    }
+}
+
+/// The class's resources over requests and limits, unless the InferenceService's own runner
+/// sets resources (v1.3 docs: the component runner blocks them).
+fn apply_class_resources(runner: &mut Map, inputs: &PodInputs<'_>) {
+    let Some(class) = inputs.class else { return };
+    let user_set = inputs
+        .raw
+        .and_then(|r| r.at(&["runner", "resources"]))
+        .and_then(Node::as_map)
+        .is_some_and(|res| ["limits", "requests", "claims"].iter().any(|k| res.get(k).is_some_and(|v| !v.is_zero())));
+    if user_set || class.resources.is_empty() {
+        return;
+    }
+    let resources = runner.entry_or("resources", || Node::map(Map::new()));
+    let Some(resources) = resources.as_map_mut() else { return };
+    for section in ["requests", "limits"] {
+        let m = resources.entry_or(section, || Node::map(Map::new()));
+        if m.as_map().is_none() {
+            *m = Node::map(Map::new());
+        }
+        if let Some(m) = m.as_map_mut() {
+            for (name, quantity) in &class.resources {
+                m.insert(name.clone(), quantity.clone());
+            }
+        }
+    }
+}
+
+fn string_list(node: Option<&Node>) -> Option<Vec<String>> {
+    node?.as_seq().map(|items| items.iter().filter_map(Node::scalar_text).collect())
+}
+
+/// `runtimeArgsOverride` into `args`, then the tensor/pipeline-parallel rewrite.
+fn apply_accelerator_args(runner: &mut Map, config: &AcceleratorModelConfig) {
+    if !config.runtime_args_override.is_empty() {
+        let current = string_list(runner.get("args"));
+        if let Some(merged) = args::merge_args(current, Some(config.runtime_args_override.clone())) {
+            runner.insert("args", Node::seq(merged.into_iter().map(Node::str).collect()));
+        }
+    }
+    if let Some(tp) = config.tensor_parallelism {
+        let mut a = string_list(runner.get("args")).unwrap_or_default();
+        let mut c = string_list(runner.get("command")).unwrap_or_default();
+        let changed = args::apply_parallelism(
+            &mut a,
+            &mut c,
+            tp.tensor_parallel_size.unwrap_or(0),
+            tp.pipeline_parallel_size.unwrap_or(0),
+        );
+        if changed.args && runner.contains_key("args") {
+            runner.insert("args", Node::seq(a.into_iter().map(Node::str).collect()));
+        }
+        if changed.command && runner.contains_key("command") {
+            runner.insert("command", Node::seq(c.into_iter().map(Node::str).collect()));
+        }
+    }
+}
+
+/// GPUs per pod: the first accelerator resource present, limits before requests, rounded up.
+fn gpu_count(container: &Map, names: &[String]) -> i64 {
+    let resources = container.get("resources");
+    for name in names {
+        for section in ["limits", "requests"] {
+            if let Some(q) = resources.and_then(|r| r.at(&[section, name])) {
+                return q
+                    .scalar_text()
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .map_or(0, |f| f.ceil() as i64);
+            }
+        }
+    }
+    0
+}
+
+/// The router's `config`, appended to its runner's env sorted by key (DECISIONS #2).
+fn append_router_config_env(runner: &mut Map, merged: &Node) {
+    let Some(config) = merged.get("config").and_then(Node::as_map) else { return };
+    let mut entries: Vec<(String, String)> = config
+        .iter()
+        .filter_map(|(k, v)| v.scalar_text().map(|t| (k.to_string(), t)))
+        .collect();
+    entries.sort();
+    let env = env_list(runner);
+    for (k, v) in entries {
+        env.push(env_item(&k, &v));
+    }
+}
+
+/// Model-ready key, then runtime top-level < class < InferenceService component selectors.
+fn apply_node_selector(pod: &mut Map, inputs: &PodInputs<'_>, storage: &ModelStorage) {
+    let mut merged: Vec<(String, Node)> = Vec::new();
+    let mut overlay = |node: Option<&Node>| {
+        for (k, v) in node.and_then(Node::as_map).into_iter().flat_map(Map::iter) {
+            merged.retain(|(mk, _)| mk != k);
+            merged.push((k.to_string(), v.clone()));
+        }
+    };
+    overlay(inputs.runtime_spec.get("nodeSelector"));
+    overlay(inputs.class.and_then(|c| c.node_selector.as_ref()));
+    overlay(inputs.raw.and_then(|r| r.get("nodeSelector")));
+
+    let model_key = match (inputs.model, storage) {
+        (Some(_), ModelStorage::Pvc { .. } | ModelStorage::Sharded(_)) | (None, _) => None,
+        (Some(m), _) => Some(match &m.namespace {
+            None => super::names::cluster_base_model_label(&m.name),
+            Some(ns) => super::names::base_model_label(ns, &m.name),
+        }),
+    };
+    if model_key.is_none() && merged.is_empty() {
+        return;
+    }
+    let selector = pod.entry_or("nodeSelector", || Node::map(Map::new()));
+    if selector.as_map().is_none() {
+        *selector = Node::map(Map::new());
+    }
+    let Some(selector) = selector.as_map_mut() else { return };
+    if let Some(key) = model_key
+        && !selector.contains_key(&key)
+    {
+        selector.insert(key, Node::str("Ready"));
+    }
+    for (k, v) in merged {
+        selector.insert(k, v);
+    }
+    selector.sort_keys();
+}
+
+/// The class's node affinity, when neither the InferenceService component nor the pod has
+/// one (v1.3: only `nodeAffinity` is added; the rest of the affinity stays).
+fn apply_class_affinity(pod: &mut Map, inputs: &PodInputs<'_>) {
+    let Some(class_affinity) = inputs
+        .class
+        .and_then(|c| c.affinity.as_ref())
+        .and_then(|a| a.get("nodeAffinity"))
+    else {
+        return;
+    };
+    if inputs.raw.is_some_and(|r| r.get("affinity").is_some_and(|a| !a.is_zero())) {
+        return;
+    }
+    let affinity = pod.entry_or("affinity", || Node::map(Map::new()));
+    if affinity.as_map().is_none() {
+        *affinity = Node::map(Map::new());
+    }
+    if let Some(a) = affinity.as_map_mut()
+        && !a.get("nodeAffinity").is_some_and(|n| !n.is_zero())
+    {
+        a.insert("nodeAffinity", class_affinity.clone());
+    }
+}
+
+/// OME's defaults that differ from the API server's (DECISIONS #13).
+fn apply_defaults(pod: &mut Map, settings: &Settings) {
+    if let Some(containers) = pod.get_mut("containers").and_then(Node::as_seq_mut) {
+        for c in containers.iter_mut() {
+            let Some(c) = c.as_map_mut() else { continue };
+            if c.get("name").and_then(Node::as_str) == Some(DEFAULT_RUNNER_NAME)
+                && c.get("readinessProbe").is_none_or(Node::is_null)
+            {
+                let port = c
+                    .get("ports")
+                    .and_then(Node::as_seq)
+                    .and_then(|p| p.first())
+                    .and_then(|p| p.get("containerPort"))
+                    .and_then(Node::as_i64)
+                    .unwrap_or(8080);
+                c.insert(
+                    "readinessProbe",
+                    Node::map(crate::map! {
+                        "tcpSocket" => Node::map(crate::map! { "port" => Node::int(port) }),
+                    }),
+                );
+            }
+            // OME sets IfNotPresent; it differs from the API server's default only for
+            // images without a tag or with `latest`, which default to Always.
+            if c.get("imagePullPolicy").is_none_or(Node::is_null)
+                && c.get("image").and_then(Node::as_str).is_some_and(pulls_always_by_default)
+            {
+                c.insert("imagePullPolicy", Node::str("IfNotPresent"));
+            }
+        }
+    }
+    if pod.get("terminationGracePeriodSeconds").is_none_or(Node::is_null)
+        && settings.termination_grace_period_seconds != 30
+    {
+        pod.insert(
+            "terminationGracePeriodSeconds",
+            Node::int(settings.termination_grace_period_seconds),
+        );
+    }
+}
+
+/// Whether the API server would default `imagePullPolicy` to `Always` for this image.
+fn pulls_always_by_default(image: &str) -> bool {
+    if image.contains('@') {
+        return false;
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.rsplit_once(':') {
+        Some((_, tag)) => tag == "latest",
+        None => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pvc_uris() {
+        assert_eq!(parse_pvc_uri("pvc://models/model-a"), Some(("models".into(), "model-a".into())));
+        assert_eq!(parse_pvc_uri("pvc://ns:models/a/b/"), Some(("models".into(), "a/b".into())));
+        assert_eq!(parse_pvc_uri("pvc://models"), None);
+        assert_eq!(parse_pvc_uri("pvc://models/../x"), None);
+        assert_eq!(parse_pvc_uri("pvc://a:b:c/x"), None);
+        assert_eq!(parse_pvc_uri("hf://meta/llama"), None);
+    }
+
+    #[test]
+    fn image_pull_defaults() {
+        assert!(pulls_always_by_default("nginx"));
+        assert!(pulls_always_by_default("lmsysorg/sglang:latest"));
+        assert!(pulls_always_by_default("localhost:5000/img"));
+        assert!(!pulls_always_by_default("localhost:5000/img:v1"));
+        assert!(!pulls_always_by_default("docker.io/lmsysorg/sglang:v0.5.5"));
+        assert!(!pulls_always_by_default("img@sha256:abc"));
+    }
+}
