@@ -130,14 +130,14 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
                     Code::DuplicateObject,
                     format!("{} is defined twice", obj.object_ref()),
                 )
-                .at(crate::model_name_pos(&obj))
+                .at(crate::model::name_pos(&obj.root))
                 .object(obj.object_ref())
                 .related(*first, "first defined here")
                 .help("keep one definition; in a cluster the one applied last would silently win"),
             );
             continue;
         }
-        seen.insert(id, crate::model_name_pos(&obj));
+        seen.insert(id, crate::model::name_pos(&obj.root));
         kept.push(obj);
     }
 

@@ -15,11 +15,17 @@
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.
 
+pub mod catalog;
+pub mod cli;
+pub mod commands;
 pub mod diagnostics;
-pub mod source;
-pub mod yaml;
+pub mod emit;
 pub mod load;
-pub mod model;
 pub mod merge;
+pub mod model;
+pub mod pipeline;
 pub mod render;
 pub mod select;
+pub mod settings;
+pub mod source;
+pub mod yaml;

@@ -334,35 +334,34 @@ fn choose_class<'a>(
     raw: &Node,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(&'a AcceleratorClass, Option<&'a AcceleratorModelConfig>)> {
-    let component_override = isvc
-        .component(role.as_str())
-        .and_then(|_| {
-            let mut d = Vec::new();
-            let mut r = crate::model::fields::Reader { object: &isvc.object, diags: &mut d };
-            crate::model::inference_service::AcceleratorSelector::read(&mut r, raw, "acceleratorOverride", "")
-        });
-    let outcome = accelerator_policy::choose(
+    let component = match role {
+        Role::Engine => accelerator_policy::Component::Engine,
+        Role::Decoder => accelerator_policy::Component::Decoder,
+        Role::Router => return None,
+    };
+    let choice = accelerator_policy::choose_for_component(
+        isvc,
+        component,
         resolution.runtime.accelerator_classes.as_deref(),
-        component_override.as_ref(),
-        isvc.accelerator_selector.as_ref(),
-        &catalog.accelerator_classes,
+        |name| catalog.accelerator_classes.get(name),
     );
-    match outcome {
-        Ok(Some(choice)) => {
-            let class = catalog.accelerator_classes.get(&choice)?;
-            let config = resolution
-                .best_entry
-                .and_then(|e| e.accelerator_config(&class.name));
+    match choice {
+        Ok(accelerator_policy::ClassChoice::Chosen { class, .. }) => {
+            let config = resolution.best_entry.and_then(|e| e.accelerator_config(&class.name));
             Some((class, config))
         }
-        Ok(None) => None,
-        Err(message) => {
+        Ok(accelerator_policy::ClassChoice::NoClass(_)) => None,
+        Err(e) => {
+            let code = match e {
+                accelerator_policy::ClassError::NotLoaded { .. } => Code::AcceleratorClassNotFound,
+                _ => Code::InvalidField,
+            };
             diags.push(
-                Diagnostic::error(Code::AcceleratorClassNotFound, message)
+                Diagnostic::error(code, e.to_string())
                     .at(raw.pos)
                     .object(isvc.object.clone())
                     .field(format!("spec.{}", role.as_str()))
-                    .help("add the AcceleratorClass's file to the paths: its node selector and resources can't be applied without it"),
+                    .help(e.help()),
             );
             None
         }

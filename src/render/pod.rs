@@ -317,19 +317,17 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
     };
 
     // Placeholders, in the runner container only.
-    let data = placeholders::Data::of(inputs.isvc);
-    if let Err(e) = placeholders::expand_node(&mut containers[runner_index], &data) {
-        diags.push(
-            Diagnostic::error(Code::Placeholder, e.message.clone())
-                .at(e.pos)
-                .object(inputs.isvc.object.clone())
-                .field(format!("spec.{role}.runner.{}", e.path))
-                .help(
-                    "OME fills in only {{.Name}}, {{.Namespace}}, {{.Labels.k}}, {{.Annotations.k}} and \
-                     {{index .Labels `k`}}; any other `{{ ... }}` (such as a chat template) makes OME \
-                     refuse the component. Move such text out of the runner, e.g. into a ConfigMap file",
-                ),
-        );
+    let data = placeholders::Metadata::of(inputs.isvc);
+    if let Err(errors) = placeholders::expand_tree(&mut containers[runner_index], &data) {
+        for e in errors {
+            diags.push(
+                Diagnostic::error(Code::Placeholder, e.error.message())
+                    .at(e.pos)
+                    .object(inputs.isvc.object.clone())
+                    .field(format!("spec.{role}.runner.{}", e.path))
+                    .help(e.error.help()),
+            );
+        }
     }
 
     if serves_model || (inputs.role == Role::Router && inputs.model.is_some()) {
@@ -494,23 +492,23 @@ fn string_list(node: Option<&Node>) -> Option<Vec<String>> {
 fn apply_accelerator_args(runner: &mut Map, config: &AcceleratorModelConfig) {
     if !config.runtime_args_override.is_empty() {
         let current = string_list(runner.get("args"));
-        if let Some(merged) = args::merge_args(current, Some(config.runtime_args_override.clone())) {
+        if let Some(merged) = args::merge_args(current.as_deref(), &config.runtime_args_override) {
             runner.insert("args", Node::seq(merged.into_iter().map(Node::str).collect()));
         }
     }
     if let Some(tp) = config.tensor_parallelism {
         let mut a = string_list(runner.get("args")).unwrap_or_default();
         let mut c = string_list(runner.get("command")).unwrap_or_default();
-        let changed = args::apply_parallelism(
-            &mut a,
-            &mut c,
-            tp.tensor_parallel_size.unwrap_or(0),
-            tp.pipeline_parallel_size.unwrap_or(0),
-        );
-        if changed.args && runner.contains_key("args") {
+        let outcome = args::apply_parallelism(&mut a, &mut c, tp.tensor_parallel_size, tp.pipeline_parallel_size);
+        let rewrote = |in_command: bool| {
+            [outcome.tensor, outcome.pipeline].iter().any(|r| {
+                matches!(r, args::ParallelismRewrite::Rewritten { in_command: ic, .. } if *ic == in_command)
+            })
+        };
+        if rewrote(false) {
             runner.insert("args", Node::seq(a.into_iter().map(Node::str).collect()));
         }
-        if changed.command && runner.contains_key("command") {
+        if rewrote(true) {
             runner.insert("command", Node::seq(c.into_iter().map(Node::str).collect()));
         }
     }
@@ -561,10 +559,7 @@ fn apply_node_selector(pod: &mut Map, inputs: &PodInputs<'_>, storage: &ModelSto
 
     let model_key = match (inputs.model, storage) {
         (Some(_), ModelStorage::Pvc { .. } | ModelStorage::Sharded(_)) | (None, _) => None,
-        (Some(m), _) => Some(match &m.namespace {
-            None => super::names::cluster_base_model_label(&m.name),
-            Some(ns) => super::names::base_model_label(ns, &m.name),
-        }),
+        (Some(m), _) => Some(super::names::model_ready_label_key(m.namespace.as_deref(), &m.name)),
     };
     if model_key.is_none() && merged.is_empty() {
         return;
