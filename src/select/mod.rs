@@ -1,4 +1,33 @@
 //! Selection: which runtime serves an InferenceService (named or auto-selected), and which
 //! accelerator class each component runs on.
+//!
+//! The runtime half follows OME v1.3 as documented (`shared/spec/selection.md`):
+//!
+//! - [`version`] and [`size`]: the version and parameter-size primitives;
+//! - [`request`]: what an InferenceService asks for besides the model (namespace,
+//!   accelerator classes, deployment modes);
+//! - [`matcher`]: whether a runtime supports a model, and why not;
+//! - [`scorer`]: how well, and which entry applies after selection;
+//! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
+//! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
+//! - [`explain`]: the `explain` rows and their table and JSON renderings.
+//!
+//! Everything here is pure: inputs are the typed model views, outputs are values and OME's
+//! exact message texts, which the caller turns into diagnostics.
 
 pub mod accelerator_policy;
+pub mod auto;
+pub mod explain;
+pub mod matcher;
+pub mod named;
+pub mod request;
+pub mod scorer;
+pub mod size;
+#[cfg(test)]
+mod testutil;
+pub mod version;
+
+pub use auto::{Candidate, NoRuntimeFound, RuntimeIndex, SelectError, Selection};
+pub use explain::{ExplainRow, Verdict};
+pub use named::NamedCheck;
+pub use request::Request;

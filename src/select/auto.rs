@@ -1,0 +1,1224 @@
+//! Auto-selection: the InferenceService names a model but no runtime, and OME picks one
+//! (selection spec §6), or fails with its `no runtime found …` error (§12.2).
+//!
+//! A runtime is selectable when it is compatible ([`matcher::check`]: not disabled,
+//! accelerator classes, deployment modes, a matching entry, size range), at least one of its
+//! entries sets `autoSelect: true`, and its [`runtime_score`] is above 0. Selectable
+//! ServingRuntimes all rank before selectable ClusterServingRuntimes, whatever the scores;
+//! within each group: higher score, then smaller size distance (compared after Go's
+//! float→integer truncation), then name.
+//!
+//! # Scale
+//!
+//! [`RuntimeIndex`] is built once from every runtime. A compatible runtime always has an entry
+//! whose `modelFormat.name` equals the model's, so the index keeps, per namespace and per
+//! format name, the runtimes that have such an entry. [`RuntimeIndex::select`] evaluates only
+//! those: selecting for 10,000 InferenceServices over 1,000 runtimes costs what their
+//! candidates cost, not 10⁷ evaluations. Only when that finds no winner does it evaluate every
+//! runtime the namespace can see, because the error counts them all and lists why each
+//! incompatible one was excluded.
+
+use super::matcher::{self, Check, Incompatible, Match, has_auto_select_entry, model_format};
+use super::request::Request;
+use super::scorer::{best_entry, runtime_score};
+use super::size;
+use crate::model::{BaseModel, RuntimeSpec, Scope, SupportedFormat};
+use crate::yaml::Pos;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+
+/// One runtime selection may consider.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate<'a> {
+    pub name: &'a str,
+    pub scope: Scope,
+    /// For a ServingRuntime, the namespace it is visible in (as written, else the default
+    /// namespace); ignored for a ClusterServingRuntime.
+    pub namespace: &'a str,
+    /// The runtime's own spec: auto-selection ignores what a runtime inherits.
+    pub spec: &'a RuntimeSpec,
+    /// Where the runtime is defined, for diagnostics and `explain`'s SOURCE column.
+    pub pos: Pos,
+}
+
+/// The auto-selected runtime.
+#[derive(Clone, Debug)]
+pub struct Selection<'a> {
+    pub runtime: Candidate<'a>,
+    pub score: i64,
+    /// The entry whose per-entry settings (`acceleratorConfig`) apply, with its index (§9);
+    /// `None` when no `autoSelect: true` entry scores above 0.
+    pub best_entry: Option<(usize, &'a SupportedFormat)>,
+}
+
+/// Why auto-selection found no runtime.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SelectError {
+    /// The model has no `modelFormat.name`; in a cluster the model agent fills it in
+    /// (DECISIONS #5).
+    ModelFormatMissing,
+    NoRuntime(NoRuntimeFound),
+}
+
+/// OME's `ModelValidationError` text for a model without a format name.
+pub const MODEL_FORMAT_REQUIRED: &str =
+    "invalid model specification: modelFormat.name: model format name is required";
+
+impl SelectError {
+    /// What the user can do about it, for the diagnostic's help line.
+    pub fn help(&self) -> String {
+        match self {
+            SelectError::ModelFormatMissing => "add `spec.modelFormat.name` to the model, and the \
+                other metadata the runtimes match on (`modelFormat.version`, `modelFramework`, \
+                `modelArchitecture`, `modelParameterSize`, `quantization`); in a cluster OME's \
+                model agent fills these in, offline they must be written in the manifest"
+                .to_string(),
+            SelectError::NoRuntime(_) => "add a runtime whose `supportedModelFormats` matches the \
+                model and sets `autoSelect: true`, or name a runtime in `spec.runtime.name`; \
+                `ome-render explain` shows why each runtime was skipped"
+                .to_string(),
+        }
+    }
+}
+
+impl fmt::Display for SelectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelectError::ModelFormatMissing => f.write_str(MODEL_FORMAT_REQUIRED),
+            SelectError::NoRuntime(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
+/// OME's `NoRuntimeFoundError`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoRuntimeFound {
+    /// The model's format name, which OME prints as both the model and the format.
+    pub format: String,
+    pub namespace: String,
+    /// How many ServingRuntimes (in the namespace) and ClusterServingRuntimes were checked,
+    /// disabled ones included.
+    pub namespaced: usize,
+    pub cluster: usize,
+    /// The runtimes that failed compatibility: ServingRuntimes first, then
+    /// ClusterServingRuntimes, each by name (DECISIONS #16). Runtimes that are compatible but
+    /// never auto-selected are counted, not listed.
+    pub excluded: Vec<Excluded>,
+}
+
+/// One runtime in the "Excluded runtimes" list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Excluded {
+    pub name: String,
+    pub scope: Scope,
+    pub pos: Pos,
+    pub check: Check,
+    pub reason: String,
+}
+
+impl fmt::Display for NoRuntimeFound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no runtime found to support model {0} with format {0} in namespace {1}",
+            self.format, self.namespace
+        )?;
+        let total = self.namespaced + self.cluster;
+        if total > 0 {
+            write!(
+                f,
+                ". Checked {total} runtimes ({} namespace-scoped, {} cluster-scoped)",
+                self.namespaced, self.cluster
+            )?;
+        }
+        if !self.excluded.is_empty() {
+            f.write_str(". Excluded runtimes: ")?;
+            for (i, e) in self.excluded.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                write!(f, "{} ({})", e.name, e.reason)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The warning OME's webhook gives when it will auto-select: `Runtime <rt> will be
+/// auto-selected for model <model>`.
+pub fn auto_selected_warning(runtime: &str, model: &str) -> String {
+    format!("Runtime {runtime} will be auto-selected for model {model}")
+}
+
+/// The webhook's rejection when auto-selection fails for an InferenceService with an engine
+/// but no complete runner: `no supporting runtime found for model <model> and engine does not
+/// have complete runner configuration: <error>`.
+pub fn admission_error(model: &str, error: &SelectError) -> String {
+    format!(
+        "no supporting runtime found for model {model} and engine does not have complete runner configuration: {error}"
+    )
+}
+
+/// Checks what auto-selection needs from the model: a non-empty `modelFormat.name`.
+pub fn validate_model(model: &BaseModel) -> Result<(), SelectError> {
+    match &model.format {
+        Some(format) if !format.name.is_empty() => Ok(()),
+        _ => Err(SelectError::ModelFormatMissing),
+    }
+}
+
+/// Every runtime, indexed for auto-selection. Built once; cheap to query per model.
+#[derive(Debug)]
+pub struct RuntimeIndex<'a> {
+    /// ServingRuntimes sorted by (namespace, name), then ClusterServingRuntimes by name.
+    runtimes: Vec<Candidate<'a>>,
+    /// The ServingRuntimes of each namespace, as a range of `runtimes`.
+    namespaces: BTreeMap<&'a str, Range<usize>>,
+    cluster: Range<usize>,
+    /// Namespace → format name → the ServingRuntimes with an entry of that format, by name.
+    namespaced_by_format: BTreeMap<&'a str, BTreeMap<&'a str, Vec<usize>>>,
+    /// Format name → the ClusterServingRuntimes with an entry of that format, by name.
+    cluster_by_format: BTreeMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> RuntimeIndex<'a> {
+    pub fn new(candidates: impl IntoIterator<Item = Candidate<'a>>) -> RuntimeIndex<'a> {
+        let mut runtimes: Vec<Candidate<'a>> = candidates.into_iter().collect();
+        // Stable, so two runtimes with the same key (an input error reported elsewhere) keep
+        // their input order.
+        runtimes.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+
+        let mut namespaces: BTreeMap<&'a str, Range<usize>> = BTreeMap::new();
+        let mut cluster = runtimes.len()..runtimes.len();
+        let mut namespaced_by_format: BTreeMap<&'a str, BTreeMap<&'a str, Vec<usize>>> =
+            BTreeMap::new();
+        let mut cluster_by_format: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
+        for (i, runtime) in runtimes.iter().enumerate() {
+            let by_format = match runtime.scope {
+                Scope::Namespaced => {
+                    namespaces
+                        .entry(runtime.namespace)
+                        .and_modify(|r| r.end = i + 1)
+                        .or_insert(i..i + 1);
+                    namespaced_by_format.entry(runtime.namespace).or_default()
+                }
+                Scope::Cluster => {
+                    cluster.start = cluster.start.min(i);
+                    &mut cluster_by_format
+                }
+            };
+            let mut formats: Vec<&'a str> = runtime
+                .spec
+                .formats
+                .iter()
+                .filter_map(|e| e.model_format.as_ref().map(|f| f.name.as_str()))
+                .collect();
+            formats.sort_unstable();
+            formats.dedup();
+            for format in formats {
+                by_format.entry(format).or_default().push(i);
+            }
+        }
+        RuntimeIndex {
+            runtimes,
+            namespaces,
+            cluster,
+            namespaced_by_format,
+            cluster_by_format,
+        }
+    }
+
+    /// The runtimes an InferenceService in `namespace` can see: its namespace's
+    /// ServingRuntimes, then all ClusterServingRuntimes, each group by name.
+    pub fn visible(&self, namespace: &str) -> impl Iterator<Item = &Candidate<'a>> {
+        let own = self.namespaces.get(namespace).cloned().unwrap_or(0..0);
+        self.runtimes[own]
+            .iter()
+            .chain(&self.runtimes[self.cluster.clone()])
+    }
+
+    /// The visible runtimes with an entry for `format`, in the order of [`Self::visible`].
+    fn with_format(&self, namespace: &str, format: &str) -> impl Iterator<Item = &Candidate<'a>> {
+        let own = self
+            .namespaced_by_format
+            .get(namespace)
+            .and_then(|by_format| by_format.get(format))
+            .map_or(&[][..], Vec::as_slice);
+        let cluster = self
+            .cluster_by_format
+            .get(format)
+            .map_or(&[][..], Vec::as_slice);
+        own.iter().chain(cluster).map(|&i| &self.runtimes[i])
+    }
+
+    /// Picks the runtime OME would auto-select for `model`, or says why there is none.
+    pub fn select(
+        &self,
+        model: &BaseModel,
+        request: &Request,
+    ) -> Result<Selection<'a>, SelectError> {
+        validate_model(model)?;
+        let format = model_format(model).name.clone();
+        let selectable = self
+            .with_format(&request.namespace, &format)
+            .filter_map(|c| ranked(c, model, request))
+            .collect();
+        match rank(selectable).into_iter().next() {
+            Some(winner) => Ok(Selection {
+                best_entry: best_entry(winner.candidate.spec, model, true),
+                runtime: winner.candidate,
+                score: winner.score,
+            }),
+            None => Err(SelectError::NoRuntime(
+                self.no_runtime_found(format, model, request),
+            )),
+        }
+    }
+
+    /// The slow path: every visible runtime, counted, with the reasons of the incompatible ones.
+    fn no_runtime_found(
+        &self,
+        format: String,
+        model: &BaseModel,
+        request: &Request,
+    ) -> NoRuntimeFound {
+        let mut error = NoRuntimeFound {
+            format,
+            namespace: request.namespace.clone(),
+            namespaced: 0,
+            cluster: 0,
+            excluded: Vec::new(),
+        };
+        for candidate in self.visible(&request.namespace) {
+            match candidate.scope {
+                Scope::Namespaced => error.namespaced += 1,
+                Scope::Cluster => error.cluster += 1,
+            }
+            if let Err(Incompatible { check, reason }) =
+                matcher::check(candidate.spec, model, request)
+            {
+                error.excluded.push(Excluded {
+                    name: candidate.name.to_string(),
+                    scope: candidate.scope,
+                    pos: candidate.pos,
+                    check,
+                    reason,
+                });
+            }
+        }
+        error
+    }
+}
+
+fn sort_key<'a>(c: &Candidate<'a>) -> (Scope, &'a str, &'a str) {
+    let namespace = match c.scope {
+        Scope::Namespaced => c.namespace,
+        Scope::Cluster => "",
+    };
+    (c.scope, namespace, c.name)
+}
+
+/// The result of weighing one runtime for auto-selection.
+#[derive(Clone, Debug)]
+pub(crate) enum Evaluation<'a> {
+    Selectable(Ranked<'a>),
+    /// Compatible, but automatic selection skips it, with `explain`'s reason.
+    Skipped(String),
+    Incompatible(Incompatible),
+}
+
+/// A selectable runtime with what ranks it.
+#[derive(Clone, Debug)]
+pub(crate) struct Ranked<'a> {
+    pub(crate) candidate: Candidate<'a>,
+    pub(crate) score: i64,
+    pub(crate) distance: f64,
+    pub(crate) matched: Match<'a>,
+}
+
+pub(crate) const NO_AUTO_SELECT_ENTRY_REASON: &str = "supports the model but has no supportedModelFormats[].autoSelect=true entry, so automatic selection skips it (pin it explicitly via spec.runtime.name instead)";
+
+/// Weighs `candidate` the way OME's selector does, keeping the reason a runtime is skipped in
+/// `kubectl ome runtime explain`'s words (§13).
+pub(crate) fn evaluate<'a>(
+    candidate: &Candidate<'a>,
+    model: &BaseModel,
+    request: &Request,
+) -> Evaluation<'a> {
+    let matched = match matcher::check(candidate.spec, model, request) {
+        Ok(matched) => matched,
+        Err(incompatible) => return Evaluation::Incompatible(incompatible),
+    };
+    if !has_auto_select_entry(candidate.spec) {
+        return Evaluation::Skipped(NO_AUTO_SELECT_ENTRY_REASON.to_string());
+    }
+    let score = runtime_score(candidate.spec, model);
+    if score > 0 {
+        let distance = size::distance(
+            model.parameter_size.as_deref(),
+            candidate.spec.size_range.as_ref(),
+        );
+        return Evaluation::Selectable(Ranked {
+            candidate: *candidate,
+            score,
+            distance,
+            matched,
+        });
+    }
+    // The score leaves out `autoSelect: false` entries, so a matching entry without
+    // `autoSelect: true` is the likely cause; otherwise the weights or priority are.
+    let reason = if matched.entry.auto_select != Some(true) {
+        // OME names "the first entry whose format name is the model's, else the model's": the
+        // same name either way.
+        format!(
+            "matching format {} is not autoSelect-enabled (a different supportedModelFormats entry on this runtime has autoSelect=true, but not the one that matches this model)",
+            model_format(model).name
+        )
+    } else if matched.entry.priority == Some(0) {
+        "auto-select score is 0 (format priority 0)".to_string()
+    } else {
+        "auto-select score is 0".to_string()
+    };
+    Evaluation::Skipped(reason)
+}
+
+fn ranked<'a>(
+    candidate: &Candidate<'a>,
+    model: &BaseModel,
+    request: &Request,
+) -> Option<Ranked<'a>> {
+    match evaluate(candidate, model, request) {
+        Evaluation::Selectable(r) => Some(r),
+        Evaluation::Skipped(_) | Evaluation::Incompatible(_) => None,
+    }
+}
+
+/// OME's ranking: ServingRuntimes, then ClusterServingRuntimes, each sorted by
+/// [`compare_ranked`]. `selectable` must be in [`RuntimeIndex::visible`] order so that ties
+/// the comparator cannot break (see there) resolve the same way on every path.
+pub(crate) fn rank(selectable: Vec<Ranked<'_>>) -> Vec<Ranked<'_>> {
+    let (mut namespaced, mut cluster): (Vec<_>, Vec<_>) = selectable
+        .into_iter()
+        .partition(|r| r.candidate.scope == Scope::Namespaced);
+    merge_sort_by(&mut namespaced, compare_ranked);
+    merge_sort_by(&mut cluster, compare_ranked);
+    namespaced.extend(cluster);
+    namespaced
+}
+
+/// Higher score first, then the smaller size distance, then the name.
+///
+/// OME compares distances as `int(d2 − d1)`, truncating toward zero, so distances less than one
+/// parameter apart tie and fall through to the name. That makes the comparator intransitive in
+/// contrived cases (distances 0, 0.6, 1.2), which is why [`rank`] uses a merge sort that
+/// tolerates it instead of `sort_by`, which may panic.
+fn compare_ranked(a: &Ranked<'_>, b: &Ranked<'_>) -> Ordering {
+    b.score
+        .cmp(&a.score)
+        .then_with(|| 0.cmp(&go_float_to_int(b.distance - a.distance)))
+        .then_with(|| a.candidate.name.cmp(b.candidate.name))
+}
+
+/// Go's `int(x)` for the distances: truncation toward zero. Go leaves NaN and out-of-range
+/// values to the platform; here NaN is 0 (a tie) and infinities saturate.
+fn go_float_to_int(x: f64) -> i64 {
+    if x.is_nan() { 0 } else { x as i64 }
+}
+
+/// A stable merge sort that never panics, whatever `compare` returns.
+fn merge_sort_by<T>(items: &mut Vec<T>, mut compare: impl FnMut(&T, &T) -> Ordering) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    let mut buffer = Vec::with_capacity(order.len());
+    merge_sort_indices(&mut order, &mut buffer, &mut |a, b| {
+        compare(&items[a], &items[b])
+    });
+    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+    items.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+fn merge_sort_indices(
+    order: &mut [usize],
+    buffer: &mut Vec<usize>,
+    compare: &mut impl FnMut(usize, usize) -> Ordering,
+) {
+    if order.len() < 2 {
+        return;
+    }
+    let middle = order.len() / 2;
+    merge_sort_indices(&mut order[..middle], buffer, compare);
+    merge_sort_indices(&mut order[middle..], buffer, compare);
+    buffer.clear();
+    let (mut left, mut right) = (0, middle);
+    while left < middle && right < order.len() {
+        // Take from the right only when strictly smaller: that keeps the sort stable.
+        if compare(order[right], order[left]) == Ordering::Less {
+            buffer.push(order[right]);
+            right += 1;
+        } else {
+            buffer.push(order[left]);
+            left += 1;
+        }
+    }
+    buffer.extend_from_slice(&order[left..middle]);
+    buffer.extend_from_slice(&order[right..]);
+    order.copy_from_slice(buffer);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::select::testutil::{
+        Runtimes, isvc, model, named_model, r10_model, r10_runtimes, runtimes,
+    };
+
+    fn pick<'a>(index: &RuntimeIndex<'a>, m: &BaseModel, r: &Request) -> Result<&'a str, String> {
+        index
+            .select(m, r)
+            .map(|s| s.runtime.name)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The names in rank order, through `explain`'s evaluation of every visible runtime.
+    fn ranking<'a>(index: &RuntimeIndex<'a>, m: &BaseModel, r: &Request) -> Vec<(&'a str, i64)> {
+        let selectable = index
+            .visible(&r.namespace)
+            .filter_map(|c| ranked(c, m, r))
+            .collect();
+        rank(selectable)
+            .iter()
+            .map(|x| (x.candidate.name, x.score))
+            .collect()
+    }
+
+    fn r01_fixture() -> Runtimes {
+        runtimes("default", &[
+            ("NS/pytorch-rt", "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 10}, autoSelect: true, priority: 2}],
+                               modelSizeRange: {min: 1B, max: 10B}}"),
+            ("NS/onnx-rt", "{supportedModelFormats: [{modelFormat: {name: onnx, weight: 8}, autoSelect: true, priority: 1}],
+                            modelSizeRange: {min: 10B, max: 20B}}"),
+            ("NS/tensorflow-rt", "{supportedModelFormats: [{modelFormat: {name: tensorflow, weight: 12}, autoSelect: true}],
+                                  modelSizeRange: {min: 50B, max: 100B}}"),
+            ("NS/multi-format-rt", "{supportedModelFormats: [
+                                      {modelFormat: {name: pytorch, weight: 5}, autoSelect: true, priority: 1},
+                                      {modelFormat: {name: onnx, weight: 5}, autoSelect: true, priority: 1}],
+                                    modelSizeRange: {min: 1B, max: 20B}}"),
+            ("NS/disabled-rt", "{disabled: true, supportedModelFormats: [{modelFormat: {name: pytorch}, autoSelect: true}]}"),
+            ("NS/no-autoselect-rt", "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 20}, autoSelect: false}]}"),
+            ("CL/cluster-pytorch-rt", "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 7}, autoSelect: true}],
+                                       modelSizeRange: {min: 5B, max: 15B}}"),
+        ])
+    }
+
+    /// R01–R05.
+    #[test]
+    fn ranking_and_selection_vectors() {
+        let fixture = r01_fixture();
+        let index = fixture.index();
+        let r = Request::for_namespace("default");
+        let m = model("{modelFormat: {name: pytorch}, modelParameterSize: 7B}");
+        assert_eq!(
+            ranking(&index, &m, &r),
+            [
+                ("pytorch-rt", 20),
+                ("multi-format-rt", 5),
+                ("cluster-pytorch-rt", 7)
+            ]
+        );
+        assert_eq!(pick(&index, &m, &r), Ok("pytorch-rt"));
+        let selection = index.select(&m, &r).expect("R01 selects");
+        assert_eq!(
+            (selection.score, selection.best_entry.map(|(i, _)| i)),
+            (20, Some(0))
+        );
+        // R02
+        let m = model("{modelFormat: {name: onnx}, modelParameterSize: 13B}");
+        assert_eq!(
+            ranking(&index, &m, &r),
+            [("onnx-rt", 8), ("multi-format-rt", 5)]
+        );
+        assert_eq!(pick(&index, &m, &r), Ok("onnx-rt"));
+        // R03
+        let m = model("{modelFormat: {name: tensorflow}, modelParameterSize: 70B}");
+        assert_eq!(pick(&index, &m, &r), Ok("tensorflow-rt"));
+        // R04
+        let m = model("{modelFormat: {name: unknown-format}}");
+        let Err(SelectError::NoRuntime(error)) = index.select(&m, &r) else {
+            panic!("R04 must fail");
+        };
+        assert_eq!(
+            (error.namespaced, error.cluster, error.excluded.len()),
+            (6, 1, 7)
+        );
+        let text = error.to_string();
+        assert!(text.starts_with(
+            "no runtime found to support model unknown-format with format unknown-format in namespace default. \
+             Checked 7 runtimes (6 namespace-scoped, 1 cluster-scoped). Excluded runtimes: disabled-rt (runtime is disabled); \
+             multi-format-rt (model format 'mt:unknown-format' not in supported formats: format name mismatch (model=unknown-format, runtime=pytorch); \
+             format name mismatch (model=unknown-format, runtime=onnx)); no-autoselect-rt ("
+        ), "{text}");
+        assert!(text.ends_with("; cluster-pytorch-rt (model format 'mt:unknown-format' not in supported formats: format name mismatch (model=unknown-format, runtime=pytorch))"));
+        // R05: too big for every pytorch runtime; no-autoselect-rt is compatible, so counted
+        // but not listed.
+        let m = model("{modelFormat: {name: pytorch}, modelParameterSize: 200B}");
+        let Err(SelectError::NoRuntime(error)) = index.select(&m, &r) else {
+            panic!("R05 must fail");
+        };
+        let names: Vec<&str> = error.excluded.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "disabled-rt",
+                "multi-format-rt",
+                "onnx-rt",
+                "pytorch-rt",
+                "tensorflow-rt",
+                "cluster-pytorch-rt"
+            ]
+        );
+        assert_eq!(
+            error.excluded[3].reason,
+            "model size 200B is outside supported range [1B, 10B]"
+        );
+    }
+
+    /// R06.
+    #[test]
+    fn tie_breaks() {
+        let m = model(
+            "{modelFormat: {name: test-format}, modelFramework: {name: test-framework}, modelParameterSize: 7B}",
+        );
+        let r = Request::for_namespace("default");
+        let rt = |format_weight: u32, framework_weight: u32, priority: u32, range: &str| {
+            format!(
+                "{{supportedModelFormats: [{{modelFormat: {{name: test-format, weight: {format_weight}}},
+                   modelFramework: {{name: test-framework, weight: {framework_weight}}}, autoSelect: true, priority: {priority}}}]
+                  {range}}}"
+            )
+        };
+        // Score first, whatever the distance.
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/a-low-score-runtime",
+                    &rt(3, 2, 1, ", modelSizeRange: {min: 6B, max: 8B}"),
+                ),
+                (
+                    "NS/high-score-runtime",
+                    &rt(10, 8, 2, ", modelSizeRange: {min: 1B, max: 100B}"),
+                ),
+            ],
+        );
+        assert_eq!(
+            ranking(&fixture.index(), &m, &r),
+            [("high-score-runtime", 36), ("a-low-score-runtime", 5)]
+        );
+        // Equal scores: the closer range, whatever the name (39e9 against 5e9 here, since a
+        // runtime must hold the model to be ranked at all).
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/a-wide-size-runtime",
+                    &rt(5, 5, 1, ", modelSizeRange: {min: 1B, max: 40B}"),
+                ),
+                (
+                    "NS/close-size-runtime",
+                    &rt(5, 5, 1, ", modelSizeRange: {min: 5B, max: 10B}"),
+                ),
+            ],
+        );
+        assert_eq!(
+            ranking(&fixture.index(), &m, &r),
+            [("close-size-runtime", 10), ("a-wide-size-runtime", 10)]
+        );
+        // The comparator alone, with the Go test's distances (5e9 against 36e9 for 20B..30B).
+        let index = fixture.index();
+        let mut both: Vec<Ranked<'_>> = index
+            .visible("default")
+            .filter_map(|c| ranked(c, &m, &r))
+            .collect();
+        both[0].distance = size::distance(
+            Some("7B"),
+            Some(&crate::model::runtime::SizeRange {
+                min: Some("20B".into()),
+                max: Some("30B".into()),
+            }),
+        );
+        assert_eq!(
+            (both[0].candidate.name, both[0].distance, both[1].distance),
+            ("a-wide-size-runtime", 36e9, 5e9)
+        );
+        assert_eq!(compare_ranked(&both[1], &both[0]), Ordering::Less);
+        // Equal scores and distances: the namespace runtime, whatever the name...
+        let fixture = runtimes(
+            "default",
+            &[
+                ("CL/cluster-runtime", &rt(5, 5, 1, "")),
+                ("NS/namespace-runtime", &rt(5, 5, 1, "")),
+            ],
+        );
+        assert_eq!(
+            ranking(&fixture.index(), &m, &r),
+            [("namespace-runtime", 10), ("cluster-runtime", 10)]
+        );
+        // ...and whatever the score (R01's rule).
+        let fixture = runtimes(
+            "default",
+            &[
+                ("CL/cluster-runtime", &rt(50, 5, 1, "")),
+                ("NS/namespace-runtime", &rt(5, 5, 1, "")),
+            ],
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("namespace-runtime"));
+    }
+
+    /// R07.
+    #[test]
+    fn runtimes_without_auto_select_are_never_picked() {
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/rt-no-auto",
+                    "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 5}, autoSelect: false}]}",
+                ),
+                (
+                    "NS/rt-auto",
+                    "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 10}, autoSelect: true}]}",
+                ),
+            ],
+        );
+        let m = model("{modelFormat: {name: pytorch}}");
+        let r = Request::for_namespace("default");
+        assert_eq!(ranking(&fixture.index(), &m, &r), [("rt-auto", 10)]);
+    }
+
+    /// R08 (excluded in DECISIONS #16 order).
+    #[test]
+    fn no_runtime_found_text() {
+        let fixture = runtimes("default", &[
+            ("NS/rt-wrong-format", "{supportedModelFormats: [{modelFormat: {name: onnx, weight: 5}, autoSelect: true}]}"),
+            ("NS/rt-size-too-small", "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 5}, autoSelect: true}],
+                                       modelSizeRange: {min: 1B, max: 10B}}"),
+        ]);
+        let m = model("{modelFormat: {name: pytorch}, modelParameterSize: 70B}");
+        assert_eq!(
+            pick(&fixture.index(), &m, &Request::for_namespace("default")),
+            Err("no runtime found to support model pytorch with format pytorch in namespace default. \
+                 Checked 2 runtimes (2 namespace-scoped, 0 cluster-scoped). Excluded runtimes: \
+                 rt-size-too-small (model size 70B is outside supported range [1B, 10B]); \
+                 rt-wrong-format (model format 'mt:pytorch' not in supported formats: format name mismatch (model=pytorch, runtime=onnx))"
+                .to_string())
+        );
+    }
+
+    /// R09.
+    #[test]
+    fn accelerator_filtered_ranking() {
+        let classes = "[nvidia-tesla-t4, nvidia-tesla-v100, nvidia-a100]";
+        let rt = |weight: u32, priority: &str, range: &str, classes: &str| {
+            format!(
+                "{{supportedModelFormats: [{{modelFormat: {{name: pytorch, weight: {weight}}}, autoSelect: true{priority}}}],
+                  modelSizeRange: {range}, acceleratorRequirements: {{acceleratorClasses: {classes}}}}}"
+            )
+        };
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/pytorch-rt",
+                    &rt(10, ", priority: 2", "{min: 1B, max: 10B}", classes),
+                ),
+                (
+                    "NS/pytorch-rt-1",
+                    &rt(8, ", priority: 1", "{min: 1B, max: 8B}", classes),
+                ),
+                (
+                    "NS/pytorch-rt-2",
+                    &rt(12, "", "{min: 50B, max: 100B}", classes),
+                ),
+                (
+                    "NS/pytorch-rt-3",
+                    &rt(12, "", "{min: 1B, max: 10B}", "[H100]"),
+                ),
+                (
+                    "NS/pytorch-rt-4",
+                    &rt(
+                        12,
+                        "",
+                        "{min: 1B, max: 10B}",
+                        "[H100, nvidia-tesla-t4, nvidia-tesla-v100, nvidia-a100]",
+                    ),
+                ),
+            ],
+        );
+        let index = fixture.index();
+        let m = model("{modelFormat: {name: pytorch}, modelParameterSize: 7B}");
+        let order = |spec: &str| {
+            let r = Request::from_inference_service(&isvc(&format!("{{spec: {spec}}}")));
+            ranking(&index, &m, &r)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect::<Vec<_>>()
+        };
+        let all = ["pytorch-rt", "pytorch-rt-3", "pytorch-rt-4", "pytorch-rt-1"];
+        assert_eq!(order("{}"), all);
+        assert_eq!(order("{engine: {}}"), all);
+        assert_eq!(order("{decoder: {}}"), all);
+        let t4 = ["pytorch-rt", "pytorch-rt-4", "pytorch-rt-1"];
+        assert_eq!(
+            order("{acceleratorSelector: {acceleratorClass: nvidia-tesla-t4}}"),
+            t4
+        );
+        assert_eq!(
+            order("{engine: {acceleratorOverride: {acceleratorClass: nvidia-tesla-t4}}}"),
+            t4
+        );
+        assert_eq!(
+            order("{decoder: {acceleratorOverride: {acceleratorClass: nvidia-tesla-t4}}}"),
+            t4
+        );
+        let r = Request::from_inference_service(&isvc(
+            "{metadata: {name: s, annotations: {ome.io/accelerator-class: nvidia-tesla-t4}}}",
+        ));
+        assert_eq!(
+            ranking(&index, &m, &r)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect::<Vec<_>>(),
+            t4
+        );
+        assert_eq!(
+            order("{acceleratorSelector: {acceleratorClass: H100}}"),
+            ["pytorch-rt-3", "pytorch-rt-4"]
+        );
+        assert_eq!(
+            order(
+                "{engine: {acceleratorOverride: {acceleratorClass: H100}},
+                    decoder: {acceleratorOverride: {acceleratorClass: nvidia-tesla-t4}}}"
+            ),
+            ["pytorch-rt-4"]
+        );
+    }
+
+    /// R10 and its variants.
+    #[test]
+    fn documented_scoring_example() {
+        let m = r10_model();
+        let r = Request::for_namespace("llama-demo");
+        let fixture = r10_runtimes(3, true);
+        assert_eq!(
+            ranking(&fixture.index(), &m, &r),
+            [
+                ("team-llama", 2),
+                ("vllm-llama", 6),
+                ("srt-llama-small", 6),
+                ("srt-llama-large", 6)
+            ]
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("team-llama"));
+        // Another namespace does not see team-llama.
+        assert_eq!(
+            pick(&fixture.index(), &m, &Request::for_namespace("other")),
+            Ok("vllm-llama")
+        );
+        assert_eq!(
+            pick(&r10_runtimes(3, false).index(), &m, &r),
+            Ok("vllm-llama")
+        );
+        let fixture = r10_runtimes(4, true);
+        assert_eq!(
+            ranking(&fixture.index(), &m, &r)[..2],
+            [("team-llama", 2), ("srt-llama-small", 8)]
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("team-llama"));
+    }
+
+    /// R11: the matching entry sets autoSelect false, another entry of the same format sets it.
+    #[test]
+    fn auto_select_may_come_from_another_entry() {
+        let fixture = runtimes("default", &[(
+            "CL/mixed",
+            "{supportedModelFormats: [
+               {modelFormat: {name: safetensors}, modelArchitecture: LlamaForCausalLM, autoSelect: false},
+               {modelFormat: {name: safetensors}, modelArchitecture: MistralForCausalLM, autoSelect: true}]}",
+        )]);
+        let m = model("{modelFormat: {name: safetensors}, modelArchitecture: LlamaForCausalLM}");
+        let selection = fixture
+            .index()
+            .select(&m, &Request::for_namespace("default"))
+            .expect("R11 selects");
+        assert_eq!((selection.runtime.name, selection.score), ("mixed", 1));
+        // The best entry is the autoSelect one, architecture notwithstanding.
+        assert_eq!(selection.best_entry.map(|(i, _)| i), Some(1));
+    }
+
+    /// R12: distances less than one parameter apart tie, and the name decides.
+    #[test]
+    fn size_distances_truncate_like_go() {
+        let rt = |min: &str| {
+            format!(
+                "{{supportedModelFormats: [{{modelFormat: {{name: p}}, autoSelect: true}}], modelSizeRange: {{min: '{min}'}}}}"
+            )
+        };
+        let m = model("{modelFormat: {name: p}, modelParameterSize: 2B}");
+        let r = Request::for_namespace("default");
+        // 999999999.5 against 1000000000: a tie, so a-far wins on name.
+        let fixture = runtimes(
+            "default",
+            &[
+                ("CL/z-close", &rt("1000000000.5")),
+                ("CL/a-far", &rt("1000000000")),
+            ],
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("a-far"));
+        // A whole parameter apart: the closer one wins.
+        let fixture = runtimes(
+            "default",
+            &[
+                ("CL/z-close", &rt("1000000001")),
+                ("CL/a-far", &rt("1000000000")),
+            ],
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("z-close"));
+        // The documented example: 1.1B and 1100M are the same distance.
+        let rt2 = |min: &str| {
+            format!(
+                "{{supportedModelFormats: [{{modelFormat: {{name: p}}, autoSelect: true}}], modelSizeRange: {{min: {min}, max: 2B}}}}"
+            )
+        };
+        let m = model("{modelFormat: {name: p}, modelParameterSize: 1.5B}");
+        let fixture = runtimes(
+            "default",
+            &[("CL/b", &rt2("1.1B")), ("CL/a", &rt2("1100M"))],
+        );
+        assert_eq!(pick(&fixture.index(), &m, &r), Ok("a"));
+    }
+
+    #[test]
+    fn the_merge_sort_survives_an_intransitive_comparator() {
+        // Distances 10, 9.4 and 8.8 for a, b and c: a and b tie, so a first; b and c tie, so b
+        // first; but c is a whole parameter closer than a. A cycle, and no panic.
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "CL/c",
+                    "{supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}], modelSizeRange: {min: '11.2'}}",
+                ),
+                (
+                    "CL/b",
+                    "{supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}], modelSizeRange: {min: '10.6'}}",
+                ),
+                (
+                    "CL/a",
+                    "{supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}], modelSizeRange: {min: '10'}}",
+                ),
+            ],
+        );
+        let m = model("{modelFormat: {name: p}, modelParameterSize: '20'}");
+        let r = Request::for_namespace("default");
+        assert_eq!(ranking(&fixture.index(), &m, &r).len(), 3);
+        let mut numbers = vec![5, 3, 9, 1, 3, 7];
+        merge_sort_by(&mut numbers, |a: &i32, b: &i32| a.cmp(b));
+        assert_eq!(numbers, [1, 3, 3, 5, 7, 9]);
+        let mut pairs = vec![(1, 'a'), (0, 'b'), (1, 'c'), (0, 'd')];
+        merge_sort_by(&mut pairs, |a, b| a.0.cmp(&b.0));
+        assert_eq!(pairs, [(0, 'b'), (0, 'd'), (1, 'a'), (1, 'c')], "stable");
+        assert_eq!(go_float_to_int(f64::NAN), 0);
+        assert_eq!(go_float_to_int(-0.9), 0);
+        assert_eq!(go_float_to_int(1.9), 1);
+    }
+
+    /// M07.
+    #[test]
+    fn deployment_mode_exclusion_text() {
+        let entry = "{modelFormat: {name: safetensors}, autoSelect: true}";
+        let fixture = runtimes(
+            "llama-demo",
+            &[
+                (
+                    "CL/srt-llama-3-3-70b-instruct-multinode",
+                    &format!(
+                        "{{supportedModelFormats: [{entry}], engineConfig: {{annotations: {{ome.io/deploymentMode: MultiNode}}}}}}"
+                    ),
+                ),
+                (
+                    "CL/srt-no-auto",
+                    "{supportedModelFormats: [{modelFormat: {name: safetensors}}]}",
+                ),
+            ],
+        );
+        let m = named_model(
+            "llama-3-3-70b-instruct",
+            "{modelFormat: {name: safetensors}}",
+        );
+        let r = Request::from_inference_service(&isvc(
+            "{metadata: {name: s, namespace: llama-demo}, spec: {deploymentMode: OMENative}}",
+        ));
+        assert_eq!(
+            pick(&fixture.index(), &m, &r),
+            Err("no runtime found to support model safetensors with format safetensors in namespace llama-demo. \
+                 Checked 2 runtimes (0 namespace-scoped, 2 cluster-scoped). Excluded runtimes: \
+                 srt-llama-3-3-70b-instruct-multinode (runtime engine deployment mode MultiNode does not match requested engine deployment mode OMENative)"
+                .to_string())
+        );
+    }
+
+    /// §12.2's worked examples, v1.3 vector 31 and C12's excluded line.
+    #[test]
+    fn documented_error_texts() {
+        let fixture = runtimes(
+            "llama-demo",
+            &[(
+                "CL/llama-3-3-70b-hopper",
+                "{supportedModelFormats: [{modelFormat: {name: safetensors}, autoSelect: true}],
+              acceleratorRequirements: {acceleratorClasses: [nvidia-h100]}}",
+            )],
+        );
+        let m = model("{modelFormat: {name: safetensors}}");
+        let r = Request::from_inference_service(&isvc(
+            "{metadata: {name: s, namespace: llama-demo}, spec: {acceleratorSelector: {acceleratorClass: nvidia-a100}}}",
+        ));
+        assert_eq!(
+            pick(&fixture.index(), &m, &r),
+            Err("no runtime found to support model safetensors with format safetensors in namespace llama-demo. \
+                 Checked 1 runtimes (0 namespace-scoped, 1 cluster-scoped). Excluded runtimes: \
+                 llama-3-3-70b-hopper (runtime does not support the required accelerator class)"
+                .to_string())
+        );
+
+        let fixture = runtimes("demo", &[
+            (
+                "CL/srt-mistral-7b-instruct",
+                "{supportedModelFormats: [{modelFormat: {name: safetensors, version: '1.0.0'},
+                   modelFramework: {name: transformers, version: 4.36.0}, modelArchitecture: MistralForCausalLM, autoSelect: true}]}",
+            ),
+            (
+                "CL/srt-qwen2-5-7b",
+                "{supportedModelFormats: [{modelFormat: {name: safetensors, version: '1.0.0'},
+                   modelFramework: {name: transformers, version: 4.40.1}, modelArchitecture: Qwen2ForCausalLM, autoSelect: false}]}",
+            ),
+        ]);
+        let m = named_model(
+            "qwen2-5-7b",
+            "{modelFormat: {name: safetensors, version: '1.0.0'}, modelFramework: {name: transformers, version: 4.40.1},
+              modelArchitecture: Qwen2ForCausalLM}",
+        );
+        let error = fixture
+            .index()
+            .select(&m, &Request::for_namespace("demo"))
+            .expect_err("vector 31");
+        assert_eq!(
+            admission_error(&m.name, &error),
+            "no supporting runtime found for model qwen2-5-7b and engine does not have complete runner configuration: \
+             no runtime found to support model safetensors with format safetensors in namespace demo. \
+             Checked 2 runtimes (0 namespace-scoped, 2 cluster-scoped). Excluded runtimes: srt-mistral-7b-instruct \
+             (model format 'mt:safetensors:1.0.0:Qwen2ForCausalLM:transformers:4.40.1' not in supported formats: \
+             architecture mismatch (model=Qwen2ForCausalLM, runtime=MistralForCausalLM), framework version mismatch (model=4.40.1, runtime=4.36.0))"
+        );
+
+        let fixture = runtimes("default", &[(
+            "CL/srt-qwen-image-pipeline",
+            "{supportedModelFormats: [{modelFormat: {name: diffusers, version: 0.34.0.dev0},
+               modelFramework: {name: diffusers, version: 0.34.0.dev0}, modelArchitecture: QwenImagePipeline, autoSelect: true,
+               diffusionPipeline: {className: QwenImagePipeline, transformer: {library: diffusers}}}]}",
+        )]);
+        let m = named_model(
+            "qwen-image-pvc",
+            "{modelFormat: {name: diffusers, version: 0.34.0.dev0}, modelFramework: {name: diffusers, version: 0.34.0.dev0},
+              modelArchitecture: QwenImagePipeline}",
+        );
+        let text = pick(&fixture.index(), &m, &Request::for_namespace("default")).expect_err("C12");
+        assert!(text.ends_with(
+            "Excluded runtimes: srt-qwen-image-pipeline (model format 'mt:diffusers:0.34.0.dev0:QwenImagePipeline:diffusers:0.34.0.dev0' \
+             not in supported formats: diffusion pipeline required by runtime but not specified in model)"
+        ), "{text}");
+    }
+
+    /// W01–W03, W05.
+    #[test]
+    fn webhook_vectors() {
+        let entry = |auto: bool| {
+            format!(
+                "{{supportedModelFormats: [{{modelFormat: {{name: llama, version: '1.0.0'}}, modelArchitecture: llama, autoSelect: {auto}}}]}}"
+            )
+        };
+        let m = named_model(
+            "test-model",
+            "{modelFormat: {name: llama, version: '1.0.0'}, modelArchitecture: llama, modelParameterSize: 7B}",
+        );
+        let r = Request::for_namespace("default");
+        // W01: identical runtimes, the name decides.
+        let fixture = runtimes(
+            "default",
+            &[
+                ("CL/runtime-2", &entry(true)),
+                ("CL/runtime-1", &entry(true)),
+            ],
+        );
+        let winner = fixture.index().select(&m, &r).expect("W01 selects");
+        assert_eq!(
+            auto_selected_warning(winner.runtime.name, &m.name),
+            "Runtime runtime-1 will be auto-selected for model test-model"
+        );
+        // W02
+        let simple = named_model(
+            "simple-model",
+            "{modelFormat: {name: llama, version: '1.0.0'}, modelArchitecture: llama}",
+        );
+        let fixture = runtimes("default", &[("CL/non-autoselect-runtime", &entry(false))]);
+        let error = fixture.index().select(&simple, &r).expect_err("W02");
+        assert!(
+            admission_error(&simple.name, &error)
+                .starts_with("no supporting runtime found for model simple-model")
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("(0 namespace-scoped, 1 cluster-scoped)"),
+            "{error}"
+        );
+        let empty = runtimes("default", &[]);
+        let error = empty.index().select(&simple, &r).expect_err("W02 empty");
+        assert_eq!(
+            error.to_string(),
+            "no runtime found to support model llama with format llama in namespace default"
+        );
+        // W03: entries with only the top-level name and version never match.
+        let fixture = runtimes(
+            "default",
+            &[(
+                "CL/legacy",
+                "{supportedModelFormats: [{name: llama, version: '1', autoSelect: true}]}",
+            )],
+        );
+        let error = fixture.index().select(&simple, &r).expect_err("W03");
+        assert!(admission_error(&simple.name, &error).contains("no supporting runtime found"));
+        // W05
+        let blank = named_model("model-empty-format", "{modelFormat: {name: ''}}");
+        let error = fixture.index().select(&blank, &r).expect_err("W05");
+        assert_eq!(
+            admission_error(&blank.name, &error),
+            "no supporting runtime found for model model-empty-format and engine does not have complete runner configuration: \
+             invalid model specification: modelFormat.name: model format name is required"
+        );
+        assert_eq!(error, SelectError::ModelFormatMissing);
+        // DECISIONS #5: a model without any modelFormat.
+        let bare = named_model("bare", "{storage: {storageUri: 'hf://x'}}");
+        assert_eq!(
+            fixture.index().select(&bare, &r).expect_err("no metadata"),
+            SelectError::ModelFormatMissing
+        );
+        assert!(
+            SelectError::ModelFormatMissing
+                .help()
+                .contains("modelFormat.name")
+        );
+    }
+
+    #[test]
+    fn a_cluster_runtime_shadowed_by_a_namespaced_one_is_its_own_candidate() {
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/same",
+                    "{disabled: true, supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}]}",
+                ),
+                (
+                    "CL/same",
+                    "{supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}]}",
+                ),
+                (
+                    "NS:other/only-there",
+                    "{supportedModelFormats: [{modelFormat: {name: p}, autoSelect: true}]}",
+                ),
+            ],
+        );
+        let index = fixture.index();
+        let m = model("{modelFormat: {name: p}}");
+        let selection = index
+            .select(&m, &Request::for_namespace("default"))
+            .expect("selects");
+        assert_eq!(
+            (selection.runtime.name, selection.runtime.scope),
+            ("same", Scope::Cluster)
+        );
+        let selection = index
+            .select(&m, &Request::for_namespace("other"))
+            .expect("selects");
+        assert_eq!(
+            (selection.runtime.name, selection.runtime.scope),
+            ("only-there", Scope::Namespaced)
+        );
+        let visible: Vec<_> = index
+            .visible("default")
+            .map(|c| (c.name, c.scope))
+            .collect();
+        assert_eq!(
+            visible,
+            [("same", Scope::Namespaced), ("same", Scope::Cluster)]
+        );
+    }
+
+    /// The fast path agrees with evaluating every visible runtime, over a generated catalog.
+    #[test]
+    fn the_format_index_agrees_with_the_exhaustive_ranking() {
+        let formats = ["pytorch", "onnx", "safetensors", "gguf"];
+        let mut list = Vec::new();
+        for i in 0..120u32 {
+            let label = match i % 3 {
+                0 => format!("CL/rt-{i:03}"),
+                1 => format!("NS:ns-{}/rt-{i:03}", i % 4),
+                _ => format!("NS:ns-{}/rt-{i:03}", (i + 1) % 4),
+            };
+            let spec = format!(
+                "{{supportedModelFormats: [
+                    {{modelFormat: {{name: {}, weight: {}}}, autoSelect: {}, priority: {}}},
+                    {{modelFormat: {{name: {}}}, modelArchitecture: A{}, autoSelect: true}}],
+                  modelSizeRange: {{min: {}B, max: {}B}}, disabled: {}}}",
+                formats[(i % 4) as usize],
+                i % 7,
+                i % 5 != 0,
+                1 + i % 3,
+                formats[((i / 4) % 4) as usize],
+                i % 2,
+                i % 10,
+                10 + i % 50,
+                i % 11 == 0,
+            );
+            list.push((label, spec));
+        }
+        let borrowed: Vec<(&str, &str)> =
+            list.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let fixture = runtimes("default", &borrowed);
+        let index = fixture.index();
+        let mut selected = 0;
+        for format in formats {
+            for size in ["3B", "9B", "40B", "70B"] {
+                for arch in ["A0", "A1"] {
+                    for ns in ["ns-0", "ns-1", "ns-2", "ns-3", "none"] {
+                        let m = model(&format!(
+                            "{{modelFormat: {{name: {format}}}, modelArchitecture: {arch}, modelParameterSize: {size}}}"
+                        ));
+                        let r = Request::for_namespace(ns);
+                        let exhaustive = ranking(&index, &m, &r).first().map(|(n, _)| *n);
+                        let fast = index.select(&m, &r).ok().map(|s| s.runtime.name);
+                        assert_eq!(fast, exhaustive, "{format} {size} {arch} {ns}");
+                        selected += usize::from(fast.is_some());
+                    }
+                }
+            }
+        }
+        assert!(
+            selected > 20,
+            "the generated catalog should select often, selected {selected}"
+        );
+    }
+}
