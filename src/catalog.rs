@@ -82,7 +82,9 @@ impl Catalog {
 
     pub fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
         match scope {
-            Scope::Namespaced => self.runtimes.get(&(namespace.to_string(), name.to_string())),
+            Scope::Namespaced => self
+                .runtimes
+                .get(&(namespace.to_string(), name.to_string())),
             Scope::Cluster => self.cluster_runtimes.get(name),
         }
     }
@@ -152,7 +154,10 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
             diags.push(
                 Diagnostic::error(
                     Code::InvalidField,
-                    format!("unsupported apiVersion `{}` for {}", obj.api_version, obj.kind),
+                    format!(
+                        "unsupported apiVersion `{}` for {}",
+                        obj.api_version, obj.kind
+                    ),
                 )
                 .at(obj.root.get("apiVersion").map_or(obj.pos(), |n| n.pos))
                 .object(obj.object_ref())

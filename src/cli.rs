@@ -89,7 +89,12 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The InferenceService to explain, as NAMESPACE/NAME (or NAME in `--namespace`).
-    #[arg(long, value_name = "NAMESPACE/NAME", conflicts_with = "model", required_unless_present = "model")]
+    #[arg(
+        long,
+        value_name = "NAMESPACE/NAME",
+        conflicts_with = "model",
+        required_unless_present = "model"
+    )]
     pub isvc: Option<String>,
     /// The model to explain, in `--namespace`.
     #[arg(long, value_name = "NAME")]

@@ -7,10 +7,11 @@
 //!    them into objects with their positions;
 //! 2. [`catalog`] indexes the objects, finds duplicates and sorts OME resources from
 //!    pass-through objects;
-//! 3. [`select`] resolves each InferenceService's model and runtime (named or auto-selected);
-//! 4. [`merge`] merges the runtime with the InferenceService;
-//! 5. [`render`] builds the Deployments, Services and the rest;
-//! 6. [`emit`] orders and writes the objects (the only module that writes files).
+//! 3. [`inherit`] resolves runtime inheritance chains;
+//! 4. [`select`] resolves each InferenceService's model and runtime (named or auto-selected);
+//! 5. [`merge`] merges the runtime with the InferenceService;
+//! 6. [`render`] builds the Deployments, Services and the rest;
+//! 7. [`emit`] orders and writes the objects (the only module that writes files).
 //!
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.
@@ -20,6 +21,7 @@ pub mod cli;
 pub mod commands;
 pub mod diagnostics;
 pub mod emit;
+pub mod inherit;
 pub mod load;
 pub mod merge;
 pub mod model;

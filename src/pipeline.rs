@@ -57,7 +57,10 @@ pub fn load_catalog(
 }
 
 /// Runs the whole pipeline.
-pub fn run(options: &Options, stdin: &mut dyn FnMut() -> std::io::Result<String>) -> Result<Rendering, LoadError> {
+pub fn run(
+    options: &Options,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Rendering, LoadError> {
     let (sources, catalog, settings, mut diags, ok) = load_catalog(options, stdin)?;
     if !ok {
         crate::diagnostics::sort(&mut diags);
@@ -67,15 +70,17 @@ pub fn run(options: &Options, stdin: &mut dyn FnMut() -> std::io::Result<String>
             diags,
         });
     }
-    let resolver = Resolver::new(&catalog);
+    let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
+    diags.extend(inherit_diags);
+    let resolver = Resolver::new(&catalog, &inherited);
     let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = catalog
         .inference_services
         .par_iter()
         .map(|isvc| {
             let mut d = Vec::new();
             let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
-                Some(resolved) => {
-                    render::render_inference_service(isvc, &resolved.as_resolution(), &catalog, &settings, &mut d)
+                Some(resolution) => {
+                    render::render_inference_service(isvc, &resolution, &catalog, &settings, &mut d)
                 }
                 None => Vec::new(),
             };
@@ -83,18 +88,35 @@ pub fn run(options: &Options, stdin: &mut dyn FnMut() -> std::io::Result<String>
         })
         .collect();
 
-    let mut objects: Vec<Rendered> = Vec::with_capacity(per_isvc.iter().map(|(o, _)| o.len()).sum::<usize>() + catalog.passthrough.len());
+    let mut objects: Vec<Rendered> = Vec::with_capacity(
+        per_isvc.iter().map(|(o, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
+    );
     for (o, d) in per_isvc {
         objects.extend(o);
         diags.extend(d);
     }
-    objects.extend(catalog.passthrough.into_iter().map(|obj| Rendered::new(obj.root, None)));
+    objects.extend(
+        catalog
+            .passthrough
+            .into_iter()
+            .map(|obj| Rendered::new(obj.root, None)),
+    );
     if options.keep_ome {
-        objects.extend(catalog.consumed.into_iter().map(|obj| Rendered::new(obj.root, None)));
+        objects.extend(
+            catalog
+                .consumed
+                .into_iter()
+                .map(|obj| Rendered::new(obj.root, None)),
+        );
     }
     render::check_collisions(&objects, &mut diags);
     if !options.kinds.is_empty() {
-        objects.retain(|o| options.kinds.iter().any(|k| k.eq_ignore_ascii_case(&o.kind)));
+        objects.retain(|o| {
+            options
+                .kinds
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(&o.kind))
+        });
     }
     crate::emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);

@@ -75,7 +75,10 @@ pub(crate) fn report(diags: &mut [Diagnostic], sources: &Sources, input: &InputA
     let format: ErrorFormat = input.error_format.into();
     let text = render_report(&shown, sources, format, use_color(input));
     let errors = diags.iter().filter(|d| d.is_error()).count();
-    let warnings = diags.iter().filter(|d| d.severity == Severity::Warning).count();
+    let warnings = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
     if format == ErrorFormat::Human && errors > 0 {

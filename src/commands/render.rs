@@ -21,7 +21,9 @@ pub fn render(args: &RenderArgs) -> ExitStatus {
     let format = args.format.into();
     let written = match &args.output_dir {
         Some(dir) => emit::write_dir(dir, &rendering.objects, format).map_err(|e| e.0),
-        None => emit::write_stdout(&emit::stream(&rendering.objects, format)).map_err(|e| e.to_string()),
+        None => {
+            emit::write_stdout(&emit::stream(&rendering.objects, format)).map_err(|e| e.to_string())
+        }
     };
     match written {
         Ok(()) => ExitStatus::Success,

@@ -114,9 +114,7 @@ impl miette::Diagnostic for MietteView {
 fn token_span(text: &str, line: u32, col: u32) -> SourceSpan {
     let start = byte_offset(text, line, col);
     let rest = &text[start..];
-    let len = rest
-        .find(|c: char| c == '\n' || c == '\r' || c == ':' || c == ' ')
-        .unwrap_or(rest.len());
+    let len = rest.find(['\n', '\r', ':', ' ']).unwrap_or(rest.len());
     SourceSpan::new(start.into(), len.max(1).min(rest.len()))
 }
 
@@ -205,7 +203,12 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
         .with_context_lines(1);
     let mut out = String::new();
     if handler.render_report(&mut out, &top).is_err() {
-        out = format!("{}[{}]: {}\n", severity_word(d.severity), d.code, full_message(d));
+        out = format!(
+            "{}[{}]: {}\n",
+            severity_word(d.severity),
+            d.code,
+            full_message(d)
+        );
     }
     // miette indents the header by two spaces; the contract wants lines to start with
     // `error:`/`warning:`, so the first line loses its indent.
@@ -253,7 +256,11 @@ fn github(d: &Diagnostic, sources: &Sources) -> String {
         msg.push_str("\nhelp: ");
         msg.push_str(h);
     }
-    format!("::{command} {}::{}\n", props.join(","), gh_escape(&msg, false))
+    format!(
+        "::{command} {}::{}\n",
+        props.join(","),
+        gh_escape(&msg, false)
+    )
 }
 
 fn json(d: &Diagnostic, sources: &Sources) -> String {
@@ -322,10 +329,19 @@ mod tests {
     #[test]
     fn human_report_names_file_line_object_and_field() {
         let text = render(&[diag()], &sources(), ErrorFormat::Human, false);
-        assert!(text.starts_with("error[ome::runtime::not-found]: runtime srt-x not found\n"), "{text}");
+        assert!(
+            text.starts_with("error[ome::runtime::not-found]: runtime srt-x not found\n"),
+            "{text}"
+        );
         assert!(text.contains("[manifests/isvc.yaml:4:5]"), "{text}");
-        assert!(text.contains("InferenceService/demo/x spec.runtime.name"), "{text}");
-        assert!(text.contains("help: add the runtime's file to the paths"), "{text}");
+        assert!(
+            text.contains("InferenceService/demo/x spec.runtime.name"),
+            "{text}"
+        );
+        assert!(
+            text.contains("help: add the runtime's file to the paths"),
+            "{text}"
+        );
     }
 
     #[test]

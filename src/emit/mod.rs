@@ -97,10 +97,14 @@ pub struct DirError(pub String);
 /// directory beside it, which then takes its place. An existing `dir` is replaced only if
 /// it is empty or was written by ome-render (it holds [`OUTPUT_MARKER`]).
 pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), DirError> {
-    let fail = |what: &str, p: &Path, e: io::Error| DirError(format!("{what} {}: {e}", p.display()));
+    let fail =
+        |what: &str, p: &Path, e: io::Error| DirError(format!("{what} {}: {e}", p.display()));
     if dir.exists() {
         if !dir.is_dir() {
-            return Err(DirError(format!("{} exists and is not a directory", dir.display())));
+            return Err(DirError(format!(
+                "{} exists and is not a directory",
+                dir.display()
+            )));
         }
         let mut entries = std::fs::read_dir(dir).map_err(|e| fail("cannot read", dir, e))?;
         let empty = entries.next().is_none();
@@ -115,9 +119,10 @@ pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(),
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let base = dir
-        .file_name()
-        .map_or_else(|| "output".to_string(), |n| n.to_string_lossy().into_owned());
+    let base = dir.file_name().map_or_else(
+        || "output".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let pid = std::process::id();
     let staging = parent.join(format!(".{base}.ome-render-new-{pid}"));
     let old = parent.join(format!(".{base}.ome-render-old-{pid}"));
@@ -135,8 +140,11 @@ pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(),
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {
-        std::fs::write(&marker, "written by ome-render; the whole directory is replaced on each run\n")
-            .map_err(|e| fail("cannot write", &marker, e))
+        std::fs::write(
+            &marker,
+            "written by ome-render; the whole directory is replaced on each run\n",
+        )
+        .map_err(|e| fail("cannot write", &marker, e))
     });
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);

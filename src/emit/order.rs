@@ -30,7 +30,10 @@ const FIRST: &[&str] = &[
     "PodDisruptionBudget",
 ];
 /// …then every other kind, then these last.
-const LAST: &[&str] = &["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+const LAST: &[&str] = &[
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
 
 fn rank(kind: &str) -> usize {
     if let Some(i) = FIRST.iter().position(|k| *k == kind) {
@@ -47,13 +50,21 @@ pub fn compare(a: &Rendered, b: &Rendered) -> Ordering {
     rank(&a.kind)
         .cmp(&rank(&b.kind))
         .then_with(|| gvk(a).cmp(&gvk(b)))
-        .then_with(|| a.namespace.as_deref().unwrap_or("").cmp(b.namespace.as_deref().unwrap_or("")))
+        .then_with(|| {
+            a.namespace
+                .as_deref()
+                .unwrap_or("")
+                .cmp(b.namespace.as_deref().unwrap_or(""))
+        })
         .then_with(|| a.name.cmp(&b.name))
 }
 
 /// `group/version/kind`, kustomize's tie-break between kinds of the same rank.
 fn gvk(r: &Rendered) -> (&str, &str, &str) {
-    let (group, version) = r.api_version.rsplit_once('/').unwrap_or(("", r.api_version.as_str()));
+    let (group, version) = r
+        .api_version
+        .rsplit_once('/')
+        .unwrap_or(("", r.api_version.as_str()));
     (group, version, r.kind.as_str())
 }
 
@@ -69,7 +80,9 @@ mod tests {
             meta.insert("namespace", Node::str(ns));
         }
         Rendered::new(
-            Node::map(map! { "apiVersion" => Node::str(api), "kind" => Node::str(kind), "metadata" => Node::map(meta) }),
+            Node::map(
+                map! { "apiVersion" => Node::str(api), "kind" => Node::str(kind), "metadata" => Node::map(meta) },
+            ),
             None,
         )
     }
@@ -77,20 +90,37 @@ mod tests {
     #[test]
     fn legacy_kind_order_then_namespace_and_name() {
         let mut objects = vec![
-            obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", None, "w"),
+            obj(
+                "admissionregistration.k8s.io/v1",
+                "ValidatingWebhookConfiguration",
+                None,
+                "w",
+            ),
             obj("autoscaling/v2", "HorizontalPodAutoscaler", Some("a"), "x"),
             obj("policy/v1", "PodDisruptionBudget", Some("a"), "x"),
             obj("apps/v1", "Deployment", Some("b"), "a"),
             obj("apps/v1", "Deployment", Some("a"), "z"),
             obj("v1", "Service", Some("a"), "x"),
             obj("v1", "ConfigMap", Some("a"), "x"),
-            obj("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", Some("a"), "x"),
+            obj(
+                "leaderworkerset.x-k8s.io/v1",
+                "LeaderWorkerSet",
+                Some("a"),
+                "x",
+            ),
             obj("v1", "Namespace", None, "a"),
         ];
         objects.sort_by(compare);
         let order: Vec<String> = objects
             .iter()
-            .map(|o| format!("{}/{}/{}", o.kind, o.namespace.as_deref().unwrap_or("-"), o.name))
+            .map(|o| {
+                format!(
+                    "{}/{}/{}",
+                    o.kind,
+                    o.namespace.as_deref().unwrap_or("-"),
+                    o.name
+                )
+            })
             .collect();
         assert_eq!(
             order,

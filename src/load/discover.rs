@@ -36,7 +36,8 @@ fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadErro
     }
     let mut builder = GlobSetBuilder::new();
     for p in patterns {
-        let glob = Glob::new(p).map_err(|e| LoadError(format!("invalid {flag} pattern `{p}`: {e}")))?;
+        let glob =
+            Glob::new(p).map_err(|e| LoadError(format!("invalid {flag} pattern `{p}`: {e}")))?;
         builder.add(glob);
     }
     builder
@@ -57,7 +58,11 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
     let include = glob_set(&options.include, "--include")?;
     let exclude = glob_set(&options.exclude, "--exclude")?;
     let default = [PathBuf::from(".")];
-    let paths: &[PathBuf] = if options.paths.is_empty() { &default } else { &options.paths };
+    let paths: &[PathBuf] = if options.paths.is_empty() {
+        &default
+    } else {
+        &options.paths
+    };
 
     let mut inputs = Vec::new();
     let mut diags = Vec::new();
@@ -74,7 +79,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
             .map_err(|e| LoadError(format!("cannot read {}: {e}", display(path))))?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(path, path, &mut found, &mut diags)?;
+            walk(path, &mut found, &mut diags)?;
             for file in found {
                 let rel = file.strip_prefix(path).unwrap_or(&file).to_path_buf();
                 let is_settings = rel.as_os_str() == SETTINGS_FILE;
@@ -105,13 +110,9 @@ fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<
     include.is_none_or(matches) && !exclude.is_some_and(matches)
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    out: &mut Vec<PathBuf>,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<(), LoadError> {
-    let read = std::fs::read_dir(dir).map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Result<(), LoadError> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
     let mut entries = read
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
@@ -130,11 +131,14 @@ fn walk(
             if is_input_name(&name) || path.is_dir() {
                 diags.push(Diagnostic::note(
                     Code::NotAnObject,
-                    format!("{} is a symbolic link; skipped (links are not followed)", display(&path)),
+                    format!(
+                        "{} is a symbolic link; skipped (links are not followed)",
+                        display(&path)
+                    ),
                 ));
             }
         } else if kind.is_dir() {
-            walk(root, &path, out, diags)?;
+            walk(&path, out, diags)?;
         } else if kind.is_file() && is_input_name(&name) {
             out.push(path);
         }

@@ -73,9 +73,16 @@ pub fn load(
             Err(_) => {
                 let id = sources.add(input.display.clone(), Arc::from(""));
                 diags.push(
-                    Diagnostic::error(Code::NotUtf8, format!("{} is not UTF-8 text", input.display))
-                        .at(crate::yaml::Pos { file: id, line: 1, col: 0 })
-                        .help("save the file as UTF-8"),
+                    Diagnostic::error(
+                        Code::NotUtf8,
+                        format!("{} is not UTF-8 text", input.display),
+                    )
+                    .at(crate::yaml::Pos {
+                        file: id,
+                        line: 1,
+                        col: 0,
+                    })
+                    .help("save the file as UTF-8"),
                 );
             }
         }

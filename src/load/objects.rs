@@ -52,7 +52,10 @@ pub(super) struct FileObjects {
 
 fn is_kustomization_file(display: &str) -> bool {
     let name = display.rsplit(['/', '\\']).next().unwrap_or(display);
-    matches!(name, "kustomization.yaml" | "kustomization.yml" | "Kustomization")
+    matches!(
+        name,
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    )
 }
 
 pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
@@ -82,8 +85,11 @@ pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
     }
     if is_kustomization_file(&input.display) {
         out.diags.push(
-            Diagnostic::note(Code::Kustomization, "kustomization file skipped")
-                .at(Pos { file, line: 1, col: 0 }),
+            Diagnostic::note(Code::Kustomization, "kustomization file skipped").at(Pos {
+                file,
+                line: 1,
+                col: 0,
+            }),
         );
         return out;
     }
@@ -94,7 +100,12 @@ pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
 }
 
 fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
-    let str_field = |key: &str| root.get(key).and_then(Node::as_str).unwrap_or("").to_string();
+    let str_field = |key: &str| {
+        root.get(key)
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     let api_version = str_field("apiVersion");
     let kind = str_field("kind");
     if root.as_map().is_none() || api_version.is_empty() || kind.is_empty() {
@@ -110,7 +121,8 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
     if kind == "Kustomization" && api_version.starts_with("kustomize.config.k8s.io/")
         || kind == "Component" && api_version.starts_with("kustomize.config.k8s.io/")
     {
-        out.diags.push(Diagnostic::note(Code::Kustomization, "kustomization skipped").at(root.pos));
+        out.diags
+            .push(Diagnostic::note(Code::Kustomization, "kustomization skipped").at(root.pos));
         return;
     }
     if kind == "List" && api_version == "v1" {

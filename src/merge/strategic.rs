@@ -20,8 +20,14 @@ use crate::yaml::{Map, Node, Pos, Value};
 /// The patch merge key of a list field, from the Kubernetes API types.
 pub fn merge_key(field: &str) -> Option<&'static str> {
     match field {
-        "env" | "volumes" | "containers" | "initContainers" | "ephemeralContainers"
-        | "imagePullSecrets" | "schedulingGates" | "resourceClaims" => Some("name"),
+        "env"
+        | "volumes"
+        | "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "imagePullSecrets"
+        | "schedulingGates"
+        | "resourceClaims" => Some("name"),
         "ports" => Some("containerPort"),
         "volumeMounts" => Some("mountPath"),
         "volumeDevices" => Some("devicePath"),
@@ -34,6 +40,9 @@ pub fn merge_key(field: &str) -> Option<&'static str> {
 /// Fields that are pointers in the Go types: Go sends their zero value, so `0` or `false`
 /// in the patch replaces the base value.
 pub const ZERO_IS_SENT: &[&str] = &[
+    "disabled",
+    "autoSelect",
+    "priority",
     "minReplicas",
     "scaleTarget",
     "containerConcurrency",
@@ -44,7 +53,6 @@ pub const ZERO_IS_SENT: &[&str] = &[
     "activeDeadlineSeconds",
     "automountServiceAccountToken",
     "shareProcessNamespace",
-    "priority",
     "enableServiceLinks",
     "setHostnameAsFQDN",
     "hostUsers",
@@ -247,7 +255,12 @@ fn check_item(
         "volumes" => {
             let sources = |n: &Node| -> Vec<String> {
                 n.as_map()
-                    .map(|m| m.keys().filter(|k| *k != "name").map(str::to_string).collect())
+                    .map(|m| {
+                        m.keys()
+                            .filter(|k| *k != "name")
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let merged_sources = sources(merged);
@@ -350,15 +363,27 @@ mod tests {
                 "[{name: ENV1, value: x}, {name: ENV3, value: c}]",
                 &["ENV1=x", "ENV3=c", "ENV2=b"],
             ),
-            ("[{name: A}, {name: B}, {name: C}]", "[{name: B, value: x}, {name: D}]", &["A", "B=x", "D", "C"]),
+            (
+                "[{name: A}, {name: B}, {name: C}]",
+                "[{name: B, value: x}, {name: D}]",
+                &["A", "B=x", "D", "C"],
+            ),
             ("[{name: A}, {name: B}]", "[{name: Z}]", &["Z", "A", "B"]),
-            ("[{name: A}, {name: B}, {name: C}]", "[{name: C, value: c}, {name: A, value: a}]", &["B", "C=c", "A=a"]),
+            (
+                "[{name: A}, {name: B}, {name: C}]",
+                "[{name: C, value: c}, {name: A, value: a}]",
+                &["B", "C=c", "A=a"],
+            ),
         ];
         for (base, patch, want) in cases {
             assert_eq!(names(base, patch, "env"), *want, "{base} + {patch}");
         }
         assert_eq!(
-            names("[{name: model-volume}]", "[{name: cache-volume}]", "volumes"),
+            names(
+                "[{name: model-volume}]",
+                "[{name: cache-volume}]",
+                "volumes"
+            ),
             ["cache-volume", "model-volume"]
         );
     }
@@ -372,7 +397,11 @@ mod tests {
                 "[{name: DECODE_BATCH_SIZE, value: \"64\"}, {name: MAX_TOKENS, value: \"2048\"}]",
                 "env"
             ),
-            ["KV_CACHE_SIZE=16GB", "DECODE_BATCH_SIZE=64", "MAX_TOKENS=2048"]
+            [
+                "KV_CACHE_SIZE=16GB",
+                "DECODE_BATCH_SIZE=64",
+                "MAX_TOKENS=2048"
+            ]
         );
     }
 
@@ -399,7 +428,10 @@ mod tests {
     #[test]
     fn maps_scalars_and_replaced_lists() {
         assert_eq!(
-            merged("{minReplicas: 1, maxReplicas: 3}", "{minReplicas: 2, maxReplicas: 10}"),
+            merged(
+                "{minReplicas: 1, maxReplicas: 3}",
+                "{minReplicas: 2, maxReplicas: 10}"
+            ),
             r#"{"minReplicas":2,"maxReplicas":10}"#
         );
         assert_eq!(
@@ -422,17 +454,26 @@ mod tests {
         );
         // Zero values Go omits keep the base; pointer fields send their zero.
         assert_eq!(
-            merged("{maxReplicas: 3, hostNetwork: true, image: a, minReplicas: 1}", "{maxReplicas: 0, hostNetwork: false, image: \"\", minReplicas: 0}"),
+            merged(
+                "{maxReplicas: 3, hostNetwork: true, image: a, minReplicas: 1}",
+                "{maxReplicas: 0, hostNetwork: false, image: \"\", minReplicas: 0}"
+            ),
             r#"{"maxReplicas":3,"hostNetwork":true,"image":"a","minReplicas":0}"#
         );
         // Empty lists and maps can't clear the base (vector 24).
         assert_eq!(
-            merged("{args: [--a], containers: [{name: c}], labels: {a: b}}", "{args: [], containers: [], labels: {}}"),
+            merged(
+                "{args: [--a], containers: [{name: c}], labels: {a: b}}",
+                "{args: [], containers: [], labels: {}}"
+            ),
             r#"{"args":["--a"],"containers":[{"name":"c"}],"labels":{"a":"b"}}"#
         );
         // args and command are replaced whole (vector 21).
         assert_eq!(
-            merged("{args: [--arg1, runtime]}", "{args: [--arg1, isvc, --arg2, new]}"),
+            merged(
+                "{args: [--arg1, runtime]}",
+                "{args: [--arg1, isvc, --arg2, new]}"
+            ),
             r#"{"args":["--arg1","isvc","--arg2","new"]}"#
         );
     }
@@ -477,7 +518,11 @@ mod tests {
             merge(&node(base), &node(patch), &mut conflicts);
             assert_eq!(conflicts.len(), 1, "{base} + {patch}");
             assert_eq!(conflicts[0].path, path);
-            assert!(conflicts[0].message.contains(message), "{}", conflicts[0].message);
+            assert!(
+                conflicts[0].message.contains(message),
+                "{}",
+                conflicts[0].message
+            );
             assert_eq!(conflicts[0].base.line, 1);
         }
         // The same source on both sides merges cleanly (T9).

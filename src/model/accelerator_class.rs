@@ -63,7 +63,12 @@ impl AcceleratorClass {
             None => (None, None),
         };
         let mut resources = Vec::new();
-        for (i, item) in r.seq(spec, "resources", "spec").unwrap_or(&[]).iter().enumerate() {
+        for (i, item) in r
+            .seq(spec, "resources", "spec")
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
             let path = format!("spec.resources[{i}]");
             match r.str(item, "name", &path) {
                 Some(name) => {

@@ -20,11 +20,15 @@ impl Reader<'_> {
             .at(node.pos)
             .object(self.object.clone())
             .field(path)
-            .help(if expected == "a string" && matches!(node.value, Value::Int(_) | Value::Float(_) | Value::Bool(_)) {
-                "quote the value, as the API server accepts only a string here".to_string()
-            } else {
-                format!("write {expected} here")
-            }),
+            .help(
+                if expected == "a string"
+                    && matches!(node.value, Value::Int(_) | Value::Float(_) | Value::Bool(_))
+                {
+                    "quote the value, as the API server accepts only a string here".to_string()
+                } else {
+                    format!("write {expected} here")
+                },
+            ),
         );
     }
 
@@ -78,7 +82,12 @@ impl Reader<'_> {
         }
     }
 
-    pub(crate) fn seq<'n>(&mut self, parent: &'n Node, key: &str, path: &str) -> Option<&'n [Node]> {
+    pub(crate) fn seq<'n>(
+        &mut self,
+        parent: &'n Node,
+        key: &str,
+        path: &str,
+    ) -> Option<&'n [Node]> {
         let node = parent.get(key)?;
         match &node.value {
             Value::Null => None,

@@ -59,7 +59,12 @@ pub struct AcceleratorSelector {
 }
 
 impl AcceleratorSelector {
-    pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, key: &str, path: &str) -> Option<AcceleratorSelector> {
+    pub(crate) fn read(
+        r: &mut Reader<'_>,
+        parent: &Node,
+        key: &str,
+        path: &str,
+    ) -> Option<AcceleratorSelector> {
         let node = r.map(parent, key, path)?;
         let path = super::fields::join(path, key);
         Some(AcceleratorSelector {
@@ -75,7 +80,11 @@ impl AcceleratorSelector {
 pub const ACCELERATOR_CLASS_ANNOTATION: &str = "ome.io/accelerator-class";
 
 impl InferenceService {
-    pub fn read(obj: &Object, default_namespace: &str, diags: &mut Vec<Diagnostic>) -> InferenceService {
+    pub fn read(
+        obj: &Object,
+        default_namespace: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> InferenceService {
         let object = obj.object_ref();
         let mut r = Reader {
             object: &object,
@@ -98,7 +107,11 @@ impl InferenceService {
             pos: m.get("name").map_or(m.pos, |n| n.pos),
         });
         let mut component = |key: &str| r.map(spec, key, "spec").cloned();
-        let (engine, decoder, router) = (component("engine"), component("decoder"), component("router"));
+        let (engine, decoder, router) = (
+            component("engine"),
+            component("decoder"),
+            component("router"),
+        );
         InferenceService {
             name: obj.name.clone(),
             lookup_namespace: obj
@@ -109,7 +122,12 @@ impl InferenceService {
             pos: name_pos(&obj.root),
             labels,
             annotations,
-            accelerator_selector: AcceleratorSelector::read(&mut r, spec, "acceleratorSelector", "spec"),
+            accelerator_selector: AcceleratorSelector::read(
+                &mut r,
+                spec,
+                "acceleratorSelector",
+                "spec",
+            ),
             deployment_mode: r.str(spec, "deploymentMode", "spec"),
             scaling_policy: r.map(spec, "scalingPolicy", "spec").cloned(),
             model,

@@ -33,7 +33,12 @@ pub struct FormatRef {
 }
 
 impl FormatRef {
-    pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, key: &str, path: &str) -> Option<FormatRef> {
+    pub(crate) fn read(
+        r: &mut Reader<'_>,
+        parent: &Node,
+        key: &str,
+        path: &str,
+    ) -> Option<FormatRef> {
         let node = r.map(parent, key, path)?;
         let path = join(path, key);
         Some(FormatRef {
@@ -65,8 +70,13 @@ pub struct DiffusionPipeline {
     pub additional: Option<BTreeMap<String, DiffusionComponent>>,
 }
 
-pub const DIFFUSION_COMPONENTS: [&str; 5] =
-    ["scheduler", "textEncoder", "tokenizer", "transformer", "vae"];
+pub const DIFFUSION_COMPONENTS: [&str; 5] = [
+    "scheduler",
+    "textEncoder",
+    "tokenizer",
+    "transformer",
+    "vae",
+];
 
 impl DiffusionPipeline {
     pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, path: &str) -> Option<DiffusionPipeline> {

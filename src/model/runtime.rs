@@ -98,8 +98,10 @@ pub struct Runtime {
     pub scope: Scope,
     pub object: ObjectRef,
     pub pos: Pos,
-    /// `metadata.annotations["ome.io/inherit-from"]`.
+    /// `metadata.annotations["ome.io/inherit-from"]`: the parent's name.
     pub inherit_from: Option<String>,
+    /// `metadata.annotations["ome.io/runtime-profile"]`.
+    pub profile: Option<String>,
     /// The runtime's own spec, without what it inherits.
     pub spec: RuntimeSpec,
 }
@@ -115,19 +117,27 @@ impl Runtime {
     ) -> Runtime {
         let object = obj.object_ref();
         let empty = Node::map(Default::default());
-        let spec = obj.root.get("spec").filter(|s| s.as_map().is_some()).unwrap_or(&empty);
-        let spec_view = RuntimeSpec::read(spec, &object, diags);
-        let inherit_from = obj
+        let spec = obj
             .root
-            .at(&["metadata", "annotations", "ome.io/inherit-from"])
-            .and_then(Node::as_str)
-            .map(str::to_string);
+            .get("spec")
+            .filter(|s| s.as_map().is_some())
+            .unwrap_or(&empty);
+        let spec_view = RuntimeSpec::read(spec, &object, diags);
+        let annotation = |key: &str| {
+            obj.root
+                .at(&["metadata", "annotations", key])
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        };
+        let inherit_from = annotation("ome.io/inherit-from").filter(|p| !p.is_empty());
+        let profile = annotation("ome.io/runtime-profile");
         Runtime {
             name: obj.name.clone(),
             namespace,
             scope,
             pos: name_pos(&obj.root),
             inherit_from,
+            profile,
             spec: spec_view,
             object,
         }
@@ -194,14 +204,13 @@ fn read_format(r: &mut Reader<'_>, entry: &Node, path: &str) -> SupportedFormat 
                         r.invalid(v, &p, "a map");
                         return None;
                     }
-                    let tensor_parallelism =
-                        r.map(v, "tensorParallelismOverride", &p).map(|t| {
-                            let tp = join(&p, "tensorParallelismOverride");
-                            TensorParallelism {
-                                tensor_parallel_size: r.int(t, "tensorParallelSize", &tp),
-                                pipeline_parallel_size: r.int(t, "pipelineParallelSize", &tp),
-                            }
-                        });
+                    let tensor_parallelism = r.map(v, "tensorParallelismOverride", &p).map(|t| {
+                        let tp = join(&p, "tensorParallelismOverride");
+                        TensorParallelism {
+                            tensor_parallel_size: r.int(t, "tensorParallelSize", &tp),
+                            pipeline_parallel_size: r.int(t, "pipelineParallelSize", &tp),
+                        }
+                    });
                     Some((
                         class.to_string(),
                         AcceleratorModelConfig {

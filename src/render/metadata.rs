@@ -52,7 +52,8 @@ impl Meta {
         self.annotations
             .iter()
             .filter(|(k, _)| {
-                !POD_ONLY_PREFIXES.iter().any(|p| k.starts_with(p)) && !POD_ONLY_KEYS.contains(&k.as_str())
+                !POD_ONLY_PREFIXES.iter().any(|p| k.starts_with(p))
+                    && !POD_ONLY_KEYS.contains(&k.as_str())
             })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
@@ -116,7 +117,10 @@ pub fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
         }
     }
     if !inputs.runtime_name.is_empty() {
-        annotations.insert("ome.io/serving-runtime".into(), inputs.runtime_name.to_string());
+        annotations.insert(
+            "ome.io/serving-runtime".into(),
+            inputs.runtime_name.to_string(),
+        );
     }
     annotations.insert(
         crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION.into(),

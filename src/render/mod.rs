@@ -69,7 +69,12 @@ pub struct Resolution<'a> {
 }
 
 /// The valid values of `ome.io/deploymentMode`.
-const MODES: &[&str] = &["RawDeployment", "OMENative", "MultiNode", "VirtualDeployment"];
+const MODES: &[&str] = &[
+    "RawDeployment",
+    "OMENative",
+    "MultiNode",
+    "VirtualDeployment",
+];
 
 /// Renders every object of one InferenceService. Errors are pushed to `diags`; the objects
 /// are meaningful only when no error was pushed.
@@ -82,7 +87,9 @@ pub fn render_inference_service(
 ) -> Vec<Rendered> {
     let mut out = Vec::new();
     let errors_before = diags.iter().filter(|d| d.is_error()).count();
-    if isvc.annotation(crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION) == Some("VirtualDeployment") {
+    if isvc.annotation(crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION)
+        == Some("VirtualDeployment")
+    {
         diags.push(
             Diagnostic::note(
                 Code::UnsupportedMode,
@@ -110,7 +117,11 @@ pub fn render_inference_service(
         let mode = match component_mode(isvc, role, &merged) {
             Ok(mode) => mode,
             Err(d) => {
-                diags.push(d.at(raw.pos).object(isvc.object.clone()).field(field.clone()));
+                diags.push(
+                    d.at(raw.pos)
+                        .object(isvc.object.clone())
+                        .field(field.clone()),
+                );
                 continue;
             }
         };
@@ -135,7 +146,10 @@ pub fn render_inference_service(
             diags.push(
                 Diagnostic::error(
                     Code::InvalidInferenceService,
-                    format!("spec.{}.minReplicas ({min}) must be <= maxReplicas ({max})", role.as_str()),
+                    format!(
+                        "spec.{}.minReplicas ({min}) must be <= maxReplicas ({max})",
+                        role.as_str()
+                    ),
                 )
                 .at(merged.get("minReplicas").map_or(raw.pos, |n| n.pos))
                 .object(isvc.object.clone())
@@ -221,7 +235,11 @@ pub fn render_inference_service(
             .and_then(Node::as_str)
             != Some("cluster-local");
     if external_wanted {
-        let target = if isvc.router.is_some() { Role::Router } else { Role::Engine };
+        let target = if isvc.router.is_some() {
+            Role::Router
+        } else {
+            Role::Engine
+        };
         if let Some(port) = service_ports.get(&target) {
             out.push(objects::external_service(isvc, target.as_str(), *port));
         }
@@ -268,7 +286,11 @@ fn merge_component(
         }
         None => raw.clone(),
     };
-    for path in [&["runner"][..], &["leader", "runner"], &["worker", "runner"]] {
+    for path in [
+        &["runner"][..],
+        &["leader", "runner"],
+        &["worker", "runner"],
+    ] {
         restore_runner_name(&mut merged, config, raw, path);
     }
     merged
@@ -298,18 +320,29 @@ fn restore_runner_name(merged: &mut Node, config: Option<&Node>, raw: &Node, pat
 /// The component's deployment mode (v1.3 order): its `ome.io/deploymentMode` annotation,
 /// `spec.deploymentMode`, a leader/worker shape, else RawDeployment. Only RawDeployment
 /// can be rendered as plain objects.
-fn component_mode(isvc: &InferenceService, role: Role, merged: &Node) -> Result<&'static str, Diagnostic> {
+fn component_mode(
+    isvc: &InferenceService,
+    role: Role,
+    merged: &Node,
+) -> Result<&'static str, Diagnostic> {
     let annotated = merged
-        .at(&["annotations", crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION])
+        .at(&[
+            "annotations",
+            crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION,
+        ])
         .and_then(Node::as_str)
         .and_then(|m| MODES.iter().copied().find(|v| *v == m));
     let from_spec = isvc
         .deployment_mode
         .as_deref()
         .and_then(|m| ["OMENative", "RawDeployment"].into_iter().find(|v| *v == m));
-    let shaped = (role != Role::Router && (merged.get("leader").is_some() || merged.get("worker").is_some()))
-        .then_some("MultiNode");
-    let mode = annotated.or(from_spec).or(shaped).unwrap_or("RawDeployment");
+    let shaped = (role != Role::Router
+        && (merged.get("leader").is_some() || merged.get("worker").is_some()))
+    .then_some("MultiNode");
+    let mode = annotated
+        .or(from_spec)
+        .or(shaped)
+        .unwrap_or("RawDeployment");
     match mode {
         "RawDeployment" => Ok("RawDeployment"),
         "OMENative" => Err(Diagnostic::error(
@@ -347,7 +380,9 @@ fn choose_class<'a>(
     );
     match choice {
         Ok(accelerator_policy::ClassChoice::Chosen { class, .. }) => {
-            let config = resolution.best_entry.and_then(|e| e.accelerator_config(&class.name));
+            let config = resolution
+                .best_entry
+                .and_then(|e| e.accelerator_config(&class.name));
             Some((class, config))
         }
         Ok(accelerator_policy::ClassChoice::NoClass(_)) => None,
@@ -371,12 +406,22 @@ fn choose_class<'a>(
 /// Two rendered objects with the same identity (DECISIONS #23): an error naming both
 /// InferenceServices. One pass with a hash map.
 pub fn check_collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(&str, &str, Option<&str>, &str), &Rendered> = HashMap::with_capacity(objects.len());
+    let mut seen: HashMap<(&str, &str, Option<&str>, &str), &Rendered> =
+        HashMap::with_capacity(objects.len());
     for o in objects {
         let group = o.api_version.rsplit_once('/').map_or("", |(g, _)| g);
-        let key = (group, o.kind.as_str(), o.namespace.as_deref(), o.name.as_str());
+        let key = (
+            group,
+            o.kind.as_str(),
+            o.namespace.as_deref(),
+            o.name.as_str(),
+        );
         if let Some(first) = seen.get(&key) {
-            let who = |r: &Rendered| r.source.as_ref().map_or("the input".to_string(), ToString::to_string);
+            let who = |r: &Rendered| {
+                r.source
+                    .as_ref()
+                    .map_or("the input".to_string(), ToString::to_string)
+            };
             diags.push(
                 Diagnostic::error(
                     Code::RenderedCollision,

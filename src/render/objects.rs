@@ -19,7 +19,13 @@ pub struct ComponentNames<'a> {
     pub app: &'a str,
 }
 
-fn object(api_version: &str, kind: &str, name: &str, isvc: &InferenceService, meta: Option<(Node, Node)>) -> Map {
+fn object(
+    api_version: &str,
+    kind: &str,
+    name: &str,
+    isvc: &InferenceService,
+    meta: Option<(Node, Node)>,
+) -> Map {
     let mut metadata = map! { "name" => Node::str(name) };
     if let Some(ns) = &isvc.namespace {
         metadata.insert("namespace", Node::str(ns));
@@ -54,12 +60,20 @@ pub fn deployment(
     merged: &Node,
     pod_spec: Node,
 ) -> Rendered {
-    let mut d = object("apps/v1", "Deployment", names.full, isvc, Some((meta.labels_node(), meta.annotations_node())));
+    let mut d = object(
+        "apps/v1",
+        "Deployment",
+        names.full,
+        isvc,
+        Some((meta.labels_node(), meta.annotations_node())),
+    );
     let strategy = match merged.get("deploymentStrategy").filter(|s| !s.is_zero()) {
         Some(s) => {
             let mut s = s.clone();
             if let Some(m) = s.as_map_mut()
-                && m.get("type").and_then(Node::as_str).is_none_or(|t| t == "RollingUpdate")
+                && m.get("type")
+                    .and_then(Node::as_str)
+                    .is_none_or(|t| t == "RollingUpdate")
                 && m.get("rollingUpdate").is_none_or(Node::is_zero)
             {
                 m.insert("rollingUpdate", rolling_update());
@@ -104,39 +118,61 @@ fn rolling_update() -> Node {
 
 /// The Service type from `ome.io/service-type`; `ClusterIP` (the default) is left out.
 fn service_type(annotations: &BTreeMap<String, String>, spec: &mut Map) {
-    match annotations.get("ome.io/service-type").map(String::as_str) {
-        Some(t @ ("LoadBalancer" | "NodePort")) => {
-            spec.insert("type", Node::str(t));
-            if t == "LoadBalancer"
-                && let Some(ip) = annotations.get("ome.io/load-balancer-ip")
-            {
-                spec.insert("loadBalancerIP", Node::str(ip));
-            }
+    if let Some(t @ ("LoadBalancer" | "NodePort")) =
+        annotations.get("ome.io/service-type").map(String::as_str)
+    {
+        spec.insert("type", Node::str(t));
+        if t == "LoadBalancer"
+            && let Some(ip) = annotations.get("ome.io/load-balancer-ip")
+        {
+            spec.insert("loadBalancerIP", Node::str(ip));
         }
-        _ => {}
     }
 }
 
 /// The component Service, with its ports from the runner container (DECISIONS #8).
 /// Returns the Service and its first port.
-pub fn service(isvc: &InferenceService, names: &ComponentNames<'_>, meta: &Meta, runner: &Node) -> (Rendered, i64) {
+pub fn service(
+    isvc: &InferenceService,
+    names: &ComponentNames<'_>,
+    meta: &Meta,
+    runner: &Node,
+) -> (Rendered, i64) {
     let annotations = meta.service_annotations();
-    let mut s = object("v1", "Service", names.app, isvc, Some((meta.labels_node(), string_map_node(&annotations))));
+    let mut s = object(
+        "v1",
+        "Service",
+        names.app,
+        isvc,
+        Some((meta.labels_node(), string_map_node(&annotations))),
+    );
     let mut ports = Vec::new();
     for p in runner.get("ports").and_then(Node::as_seq).unwrap_or(&[]) {
-        let Some(port) = p.get("containerPort").and_then(Node::as_i64) else { continue };
+        let Some(port) = p.get("containerPort").and_then(Node::as_i64) else {
+            continue;
+        };
         let mut sp = Map::new();
-        if let Some(name) = p.get("name").and_then(Node::as_str).filter(|n| !n.is_empty()) {
+        if let Some(name) = p
+            .get("name")
+            .and_then(Node::as_str)
+            .filter(|n| !n.is_empty())
+        {
             sp.insert("name", Node::str(name));
         }
         sp.insert("port", Node::int(port));
         sp.insert("targetPort", Node::int(port));
-        let protocol = p.get("protocol").and_then(Node::as_str).filter(|p| !p.is_empty()).unwrap_or("TCP");
+        let protocol = p
+            .get("protocol")
+            .and_then(Node::as_str)
+            .filter(|p| !p.is_empty())
+            .unwrap_or("TCP");
         sp.insert("protocol", Node::str(protocol));
         ports.push(Node::map(sp));
     }
     if ports.is_empty() {
-        let name = runner.str_at(&["name"]).unwrap_or(super::pod::DEFAULT_RUNNER_NAME);
+        let name = runner
+            .str_at(&["name"])
+            .unwrap_or(super::pod::DEFAULT_RUNNER_NAME);
         ports.push(Node::map(map! {
             "name" => Node::str(name),
             "port" => Node::int(8080),
@@ -156,7 +192,10 @@ pub fn service(isvc: &InferenceService, names: &ComponentNames<'_>, meta: &Meta,
 
 /// Replica bounds (DECISIONS #10): the merged value, else the chart default.
 pub fn replicas(merged: &Node, router: bool) -> (i64, i64) {
-    let min = merged.get("minReplicas").and_then(Node::as_i64).unwrap_or(1);
+    let min = merged
+        .get("minReplicas")
+        .and_then(Node::as_i64)
+        .unwrap_or(1);
     let max = merged
         .get("maxReplicas")
         .and_then(Node::as_i64)
@@ -168,7 +207,10 @@ pub fn replicas(merged: &Node, router: bool) -> (i64, i64) {
 /// What drives a component's replica count.
 enum Autoscaling {
     /// An HPA with these metrics (and behavior, when the component's `autoscaler` sets it).
-    Hpa { metrics: Node, behavior: Option<Node> },
+    Hpa {
+        metrics: Node,
+        behavior: Option<Node>,
+    },
     /// Nothing ome-render creates (`External`/`None`, or the `external` annotation).
     NoHpa,
 }
@@ -242,7 +284,11 @@ fn autoscaling(
             .field(format!("{field}.autoscaler.class"))),
         };
     }
-    match meta.annotations.get("ome.io/autoscalerClass").map(String::as_str) {
+    match meta
+        .annotations
+        .get("ome.io/autoscalerClass")
+        .map(String::as_str)
+    {
         None | Some("" | "hpa") => {}
         Some("external") => return Ok(Autoscaling::NoHpa),
         Some("keda") => {
@@ -340,7 +386,12 @@ pub fn hpa(
     Some(rendered(isvc, h))
 }
 
-pub fn pdb(isvc: &InferenceService, names: &ComponentNames<'_>, meta: &Meta, merged: &Node) -> Rendered {
+pub fn pdb(
+    isvc: &InferenceService,
+    names: &ComponentNames<'_>,
+    meta: &Meta,
+    merged: &Node,
+) -> Rendered {
     let mut p = object(
         "policy/v1",
         "PodDisruptionBudget",
@@ -350,7 +401,10 @@ pub fn pdb(isvc: &InferenceService, names: &ComponentNames<'_>, meta: &Meta, mer
     );
     let mut spec = Map::new();
     let min_available = merged.get("minAvailable").filter(|n| !n.is_null()).cloned();
-    let max_unavailable = merged.get("maxUnavailable").filter(|n| !n.is_null()).cloned();
+    let max_unavailable = merged
+        .get("maxUnavailable")
+        .filter(|n| !n.is_null())
+        .cloned();
     match (min_available, max_unavailable) {
         (None, None) => spec.insert("maxUnavailable", Node::int(1)),
         (a, b) => {
@@ -362,7 +416,10 @@ pub fn pdb(isvc: &InferenceService, names: &ComponentNames<'_>, meta: &Meta, mer
             }
         }
     }
-    spec.insert("selector", Node::map(map! { "matchLabels" => app_selector(names.app) }));
+    spec.insert(
+        "selector",
+        Node::map(map! { "matchLabels" => app_selector(names.app) }),
+    );
     p.insert("spec", Node::map(spec));
     rendered(isvc, p)
 }
@@ -377,13 +434,23 @@ pub fn external_service(isvc: &InferenceService, target_role: &str, port: i64) -
         .annotations
         .iter()
         .filter(|(k, _)| {
-            ["service.beta.kubernetes.io/", "cloud.google.com/", "service.kubernetes.io/"]
-                .iter()
-                .any(|p| k.starts_with(p))
+            [
+                "service.beta.kubernetes.io/",
+                "cloud.google.com/",
+                "service.kubernetes.io/",
+            ]
+            .iter()
+            .any(|p| k.starts_with(p))
         })
         .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
         .collect();
-    let mut s = object("v1", "Service", &isvc.name, isvc, Some((Node::map(labels), string_map_node(&annotations))));
+    let mut s = object(
+        "v1",
+        "Service",
+        &isvc.name,
+        isvc,
+        Some((Node::map(labels), string_map_node(&annotations))),
+    );
     let mut spec = map! {
         "selector" => Node::map(map! {
             "component" => Node::str(target_role),
@@ -452,7 +519,10 @@ fn models_json(model_name: &str, model: &BaseModel) -> String {
         .and_then(Node::as_map)
         .filter(|m| !m.is_empty())
         .map(|m| {
-            let mut sorted: Vec<(&str, String)> = m.iter().filter_map(|(k, v)| v.scalar_text().map(|t| (k, t))).collect();
+            let mut sorted: Vec<(&str, String)> = m
+                .iter()
+                .filter_map(|(k, v)| v.scalar_text().map(|t| (k, t)))
+                .collect();
             sorted.sort();
             let mut out = Vec::from(&b"{"[..]);
             for (i, (k, v)) in sorted.iter().enumerate() {
@@ -491,11 +561,31 @@ fn models_json(model_name: &str, model: &BaseModel) -> String {
     }
     field(&mut out, "parameters", parameters.as_deref(), None);
     field(&mut out, "storageKey", None, model.storage.key.as_deref());
-    field(&mut out, "modelFormatName", None, model.format.as_ref().map(|f| f.name.as_str()));
-    field(&mut out, "modelFormatVersion", None, model.format.as_ref().and_then(|f| f.version.as_deref()));
+    field(
+        &mut out,
+        "modelFormatName",
+        None,
+        model.format.as_ref().map(|f| f.name.as_str()),
+    );
+    field(
+        &mut out,
+        "modelFormatVersion",
+        None,
+        model.format.as_ref().and_then(|f| f.version.as_deref()),
+    );
     field(&mut out, "modelType", None, model.model_type.as_deref());
-    field(&mut out, "modelFrameworkName", None, model.framework.as_ref().map(|f| f.name.as_str()));
-    field(&mut out, "modelFrameworkVersion", None, model.framework.as_ref().and_then(|f| f.version.as_deref()));
+    field(
+        &mut out,
+        "modelFrameworkName",
+        None,
+        model.framework.as_ref().map(|f| f.name.as_str()),
+    );
+    field(
+        &mut out,
+        "modelFrameworkVersion",
+        None,
+        model.framework.as_ref().and_then(|f| f.version.as_deref()),
+    );
     out.extend_from_slice(b"}}]");
     String::from_utf8(out).unwrap_or_default()
 }
@@ -513,7 +603,13 @@ pub fn router_rbac(isvc: &InferenceService, name: &str, meta: &Meta) -> Vec<Rend
             "verbs" => Node::seq(vec![Node::str("get"), Node::str("list"), Node::str("watch")]),
         })]),
     );
-    let mut binding = object("rbac.authorization.k8s.io/v1", "RoleBinding", name, isvc, labels());
+    let mut binding = object(
+        "rbac.authorization.k8s.io/v1",
+        "RoleBinding",
+        name,
+        isvc,
+        labels(),
+    );
     binding.insert(
         "roleRef",
         Node::map(map! {
@@ -530,7 +626,11 @@ pub fn router_rbac(isvc: &InferenceService, name: &str, meta: &Meta) -> Vec<Rend
         subject.insert("namespace", Node::str(ns));
     }
     binding.insert("subjects", Node::seq(vec![Node::map(subject)]));
-    vec![rendered(isvc, sa), rendered(isvc, role), rendered(isvc, binding)]
+    vec![
+        rendered(isvc, sa),
+        rendered(isvc, role),
+        rendered(isvc, binding),
+    ]
 }
 
 #[cfg(test)]
@@ -542,10 +642,19 @@ mod tests {
         let model = BaseModel {
             name: "m".into(),
             namespace: None,
-            object: crate::diagnostics::ObjectRef { kind: "ClusterBaseModel".into(), namespace: None, name: "m".into() },
+            object: crate::diagnostics::ObjectRef {
+                kind: "ClusterBaseModel".into(),
+                namespace: None,
+                name: "m".into(),
+            },
             pos: Default::default(),
             disabled: false,
-            format: Some(crate::model::FormatRef { name: "safetensors".into(), version: Some("1.0.0".into()), operator: "Equal".into(), weight: 1 }),
+            format: Some(crate::model::FormatRef {
+                name: "safetensors".into(),
+                version: Some("1.0.0".into()),
+                operator: "Equal".into(),
+                weight: 1,
+            }),
             framework: None,
             architecture: None,
             quantization: None,

@@ -15,7 +15,7 @@ use crate::merge::{args, strategic};
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService};
 use crate::settings::Settings;
-use crate::yaml::{Map, Node, Value};
+use crate::yaml::{Map, Node};
 
 /// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
 pub const POD_FIELDS: &[&str] = &[
@@ -87,8 +87,14 @@ pub const COMPONENT_FIELDS: &[&str] = &[
 
 /// Component fields OME v1.3 removed; its API server drops them.
 pub const REMOVED_FIELDS: &[(&str, &str)] = &[
-    ("scaleMetric", "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`"),
-    ("scaleTarget", "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`"),
+    (
+        "scaleMetric",
+        "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`",
+    ),
+    (
+        "scaleTarget",
+        "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`",
+    ),
     ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
     ("containerConcurrency", "remove it"),
     ("canaryTrafficPercent", "remove it"),
@@ -98,7 +104,7 @@ pub const REMOVED_FIELDS: &[(&str, &str)] = &[
 pub const DEFAULT_RUNNER_NAME: &str = "ome-container";
 
 /// Which component a pod is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
     Engine,
     Decoder,
@@ -140,7 +146,9 @@ impl ModelStorage {
                 .filter(|u| !u.is_empty())
                 .map_or(ModelStorage::None, ModelStorage::Sharded);
         }
-        if let Some((claim, sub_path)) = model.storage.storage_uri.as_deref().and_then(parse_pvc_uri) {
+        if let Some((claim, sub_path)) =
+            model.storage.storage_uri.as_deref().and_then(parse_pvc_uri)
+        {
             return ModelStorage::Pvc { claim, sub_path };
         }
         match &model.storage.path {
@@ -171,7 +179,9 @@ pub fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
     let sub_path = sub_path.trim_end_matches('/');
     if claim.is_empty()
         || sub_path.is_empty()
-        || sub_path.split('/').any(|s| s.is_empty() || s == ".." || s == ".")
+        || sub_path
+            .split('/')
+            .any(|s| s.is_empty() || s == ".." || s == ".")
     {
         return None;
     }
@@ -207,7 +217,13 @@ pub struct Pod {
 /// Errors found while building, with the object and field already attached by the caller.
 pub type Problems = Vec<Diagnostic>;
 
-fn problem(code: Code, message: impl Into<String>, node: Option<&Node>, field: &str, inputs: &PodInputs<'_>) -> Diagnostic {
+fn problem(
+    code: Code,
+    message: impl Into<String>,
+    node: Option<&Node>,
+    field: &str,
+    inputs: &PodInputs<'_>,
+) -> Diagnostic {
     let mut d = Diagnostic::error(code, message)
         .object(inputs.isvc.object.clone())
         .field(field.to_string());
@@ -230,7 +246,10 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
     let storage = inputs.model.map_or(ModelStorage::None, ModelStorage::of);
     let serves_model = inputs.role != Role::Router && inputs.model.is_some();
 
-    let mut runner = merged.get("runner").filter(|r| r.as_map().is_some()).cloned();
+    let mut runner = merged
+        .get("runner")
+        .filter(|r| r.as_map().is_some())
+        .cloned();
     if let Some(runner) = runner.as_mut().and_then(Node::as_map_mut) {
         if serves_model && let Some(path) = storage.model_path() {
             append_env_if_absent(runner, "MODEL_PATH", path);
@@ -261,14 +280,24 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                     .and_then(Node::as_i64)
                     .unwrap_or(0);
                 let leaders = match inputs.role {
-                    Role::Decoder if !merged.contains_key("leader") && !merged.contains_key("runner") => 0,
+                    Role::Decoder
+                        if !merged.contains_key("leader") && !merged.contains_key("runner") =>
+                    {
+                        0
+                    }
                     _ => 1,
                 };
                 let gpus = gpu_count(runner, &inputs.settings.accelerator_resources);
                 if gpus > 0 && leaders + workers > 0 {
                     let value = (gpus * (leaders + workers)).to_string();
                     if let Err(d) = set_env(runner, "PARALLELISM_SIZE", &value) {
-                        diags.push(problem(Code::InvalidMerge, d, None, &format!("spec.{role}.runner.env"), inputs));
+                        diags.push(problem(
+                            Code::InvalidMerge,
+                            d,
+                            None,
+                            &format!("spec.{role}.runner.env"),
+                            inputs,
+                        ));
                     }
                 }
             }
@@ -284,7 +313,10 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
         .as_seq_mut()?;
     let runner_index = match runner {
         Some(runner) => {
-            let name = runner.str_at(&["name"]).unwrap_or(DEFAULT_RUNNER_NAME).to_string();
+            let name = runner
+                .str_at(&["name"])
+                .unwrap_or(DEFAULT_RUNNER_NAME)
+                .to_string();
             match containers
                 .iter()
                 .position(|c| c.str_at(&["name"]) == Some(name.as_str()))
@@ -350,7 +382,12 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
 
 /// Merges the runner into the same-named pod container: the runner wins, and the
 /// container's args come first, followed by the runner's (`rendering.md` §3.5).
-fn place_runner(container: &Node, runner: &Node, diags: &mut Problems, inputs: &PodInputs<'_>) -> Node {
+fn place_runner(
+    container: &Node,
+    runner: &Node,
+    diags: &mut Problems,
+    inputs: &PodInputs<'_>,
+) -> Node {
     let mut conflicts = Vec::new();
     let mut merged = strategic::merge(container, runner, &mut conflicts);
     for c in conflicts {
@@ -364,7 +401,8 @@ fn place_runner(container: &Node, runner: &Node, diags: &mut Problems, inputs: &
     }
     let container_args = container.get("args").and_then(Node::as_seq).unwrap_or(&[]);
     let runner_args = runner.get("args").and_then(Node::as_seq).unwrap_or(&[]);
-    if !container_args.is_empty() && !runner_args.is_empty()
+    if !container_args.is_empty()
+        && !runner_args.is_empty()
         && let Some(m) = merged.as_map_mut()
     {
         let mut all = container_args.to_vec();
@@ -399,9 +437,13 @@ fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), String> {
     let env = env_list(container);
     match env.iter_mut().find(|e| e.str_at(&["name"]) == Some(name)) {
         Some(item) => {
-            let m = item.as_map_mut().ok_or_else(|| format!("env var {name} is not a map"))?;
+            let m = item
+                .as_map_mut()
+                .ok_or_else(|| format!("env var {name} is not a map"))?;
             if m.get("valueFrom").is_some_and(|v| !v.is_null()) {
-                return Err(format!("env var {name} would have both `value` and `valueFrom`"));
+                return Err(format!(
+                    "env var {name} would have both `value` and `valueFrom`"
+                ));
             }
             m.insert("value", Node::str(value));
             Ok(())
@@ -465,12 +507,18 @@ fn apply_class_resources(runner: &mut Map, inputs: &PodInputs<'_>) {
         .raw
         .and_then(|r| r.at(&["runner", "resources"]))
         .and_then(Node::as_map)
-        .is_some_and(|res| ["limits", "requests", "claims"].iter().any(|k| res.get(k).is_some_and(|v| !v.is_zero())));
+        .is_some_and(|res| {
+            ["limits", "requests", "claims"]
+                .iter()
+                .any(|k| res.get(k).is_some_and(|v| !v.is_zero()))
+        });
     if user_set || class.resources.is_empty() {
         return;
     }
     let resources = runner.entry_or("resources", || Node::map(Map::new()));
-    let Some(resources) = resources.as_map_mut() else { return };
+    let Some(resources) = resources.as_map_mut() else {
+        return;
+    };
     for section in ["requests", "limits"] {
         let m = resources.entry_or(section, || Node::map(Map::new()));
         if m.as_map().is_none() {
@@ -485,7 +533,9 @@ fn apply_class_resources(runner: &mut Map, inputs: &PodInputs<'_>) {
 }
 
 fn string_list(node: Option<&Node>) -> Option<Vec<String>> {
-    node?.as_seq().map(|items| items.iter().filter_map(Node::scalar_text).collect())
+    node?
+        .as_seq()
+        .map(|items| items.iter().filter_map(Node::scalar_text).collect())
 }
 
 /// `runtimeArgsOverride` into `args`, then the tensor/pipeline-parallel rewrite.
@@ -493,13 +543,21 @@ fn apply_accelerator_args(runner: &mut Map, config: &AcceleratorModelConfig) {
     if !config.runtime_args_override.is_empty() {
         let current = string_list(runner.get("args"));
         if let Some(merged) = args::merge_args(current.as_deref(), &config.runtime_args_override) {
-            runner.insert("args", Node::seq(merged.into_iter().map(Node::str).collect()));
+            runner.insert(
+                "args",
+                Node::seq(merged.into_iter().map(Node::str).collect()),
+            );
         }
     }
     if let Some(tp) = config.tensor_parallelism {
         let mut a = string_list(runner.get("args")).unwrap_or_default();
         let mut c = string_list(runner.get("command")).unwrap_or_default();
-        let outcome = args::apply_parallelism(&mut a, &mut c, tp.tensor_parallel_size, tp.pipeline_parallel_size);
+        let outcome = args::apply_parallelism(
+            &mut a,
+            &mut c,
+            tp.tensor_parallel_size,
+            tp.pipeline_parallel_size,
+        );
         let rewrote = |in_command: bool| {
             [outcome.tensor, outcome.pipeline].iter().any(|r| {
                 matches!(r, args::ParallelismRewrite::Rewritten { in_command: ic, .. } if *ic == in_command)
@@ -532,7 +590,9 @@ fn gpu_count(container: &Map, names: &[String]) -> i64 {
 
 /// The router's `config`, appended to its runner's env sorted by key (DECISIONS #2).
 fn append_router_config_env(runner: &mut Map, merged: &Node) {
-    let Some(config) = merged.get("config").and_then(Node::as_map) else { return };
+    let Some(config) = merged.get("config").and_then(Node::as_map) else {
+        return;
+    };
     let mut entries: Vec<(String, String)> = config
         .iter()
         .filter_map(|(k, v)| v.scalar_text().map(|t| (k.to_string(), t)))
@@ -559,7 +619,10 @@ fn apply_node_selector(pod: &mut Map, inputs: &PodInputs<'_>, storage: &ModelSto
 
     let model_key = match (inputs.model, storage) {
         (Some(_), ModelStorage::Pvc { .. } | ModelStorage::Sharded(_)) | (None, _) => None,
-        (Some(m), _) => Some(super::names::model_ready_label_key(m.namespace.as_deref(), &m.name)),
+        (Some(m), _) => Some(super::names::model_ready_label_key(
+            m.namespace.as_deref(),
+            &m.name,
+        )),
     };
     if model_key.is_none() && merged.is_empty() {
         return;
@@ -568,7 +631,9 @@ fn apply_node_selector(pod: &mut Map, inputs: &PodInputs<'_>, storage: &ModelSto
     if selector.as_map().is_none() {
         *selector = Node::map(Map::new());
     }
-    let Some(selector) = selector.as_map_mut() else { return };
+    let Some(selector) = selector.as_map_mut() else {
+        return;
+    };
     if let Some(key) = model_key
         && !selector.contains_key(&key)
     {
@@ -590,7 +655,10 @@ fn apply_class_affinity(pod: &mut Map, inputs: &PodInputs<'_>) {
     else {
         return;
     };
-    if inputs.raw.is_some_and(|r| r.get("affinity").is_some_and(|a| !a.is_zero())) {
+    if inputs
+        .raw
+        .is_some_and(|r| r.get("affinity").is_some_and(|a| !a.is_zero()))
+    {
         return;
     }
     let affinity = pod.entry_or("affinity", || Node::map(Map::new()));
@@ -598,7 +666,7 @@ fn apply_class_affinity(pod: &mut Map, inputs: &PodInputs<'_>) {
         *affinity = Node::map(Map::new());
     }
     if let Some(a) = affinity.as_map_mut()
-        && !a.get("nodeAffinity").is_some_and(|n| !n.is_zero())
+        && a.get("nodeAffinity").is_none_or(Node::is_zero)
     {
         a.insert("nodeAffinity", class_affinity.clone());
     }
@@ -629,13 +697,17 @@ fn apply_defaults(pod: &mut Map, settings: &Settings) {
             // OME sets IfNotPresent; it differs from the API server's default only for
             // images without a tag or with `latest`, which default to Always.
             if c.get("imagePullPolicy").is_none_or(Node::is_null)
-                && c.get("image").and_then(Node::as_str).is_some_and(pulls_always_by_default)
+                && c.get("image")
+                    .and_then(Node::as_str)
+                    .is_some_and(pulls_always_by_default)
             {
                 c.insert("imagePullPolicy", Node::str("IfNotPresent"));
             }
         }
     }
-    if pod.get("terminationGracePeriodSeconds").is_none_or(Node::is_null)
+    if pod
+        .get("terminationGracePeriodSeconds")
+        .is_none_or(Node::is_null)
         && settings.termination_grace_period_seconds != 30
     {
         pod.insert(
@@ -663,8 +735,14 @@ mod tests {
 
     #[test]
     fn pvc_uris() {
-        assert_eq!(parse_pvc_uri("pvc://models/model-a"), Some(("models".into(), "model-a".into())));
-        assert_eq!(parse_pvc_uri("pvc://ns:models/a/b/"), Some(("models".into(), "a/b".into())));
+        assert_eq!(
+            parse_pvc_uri("pvc://models/model-a"),
+            Some(("models".into(), "model-a".into()))
+        );
+        assert_eq!(
+            parse_pvc_uri("pvc://ns:models/a/b/"),
+            Some(("models".into(), "a/b".into()))
+        );
         assert_eq!(parse_pvc_uri("pvc://models"), None);
         assert_eq!(parse_pvc_uri("pvc://models/../x"), None);
         assert_eq!(parse_pvc_uri("pvc://a:b:c/x"), None);

@@ -10,7 +10,9 @@
 //! - [`scorer`]: how well, and which entry applies after selection;
 //! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
 //! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
-//! - [`explain`]: the `explain` rows and their table and JSON renderings.
+//! - [`explain`]: the `explain` rows and their table and JSON renderings;
+//! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
+//! - [`accelerator_policy`]: the accelerator class of each engine and decoder.
 //!
 //! Everything here is pure: inputs are the typed model views, outputs are values and OME's
 //! exact message texts, which the caller turns into diagnostics.
@@ -21,6 +23,7 @@ pub mod explain;
 pub mod matcher;
 pub mod named;
 pub mod request;
+pub mod resolve;
 pub mod scorer;
 pub mod size;
 #[cfg(test)]

@@ -167,7 +167,9 @@ fn write_double_quoted(s: &str, out: &mut Vec<u8>) {
 /// paragraph separators, the byte-order mark and non-characters.
 fn needs_unicode_escape(c: char) -> bool {
     let u = c as u32;
-    u < 0x20 || (0x7f..=0x9f).contains(&u) || matches!(u, 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff)
+    u < 0x20
+        || (0x7f..=0x9f).contains(&u)
+        || matches!(u, 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff)
 }
 
 /// `|`, `|-` or `|+` content at `ind`: used only when the block reads back as the same
@@ -175,7 +177,9 @@ fn needs_unicode_escape(c: char) -> bool {
 fn literal_block_ok(s: &str) -> bool {
     s.contains('\n')
         && !s.starts_with([' ', '\n'])
-        && !s.chars().any(|c| c != '\n' && c != '\t' && needs_unicode_escape(c))
+        && !s
+            .chars()
+            .any(|c| c != '\n' && c != '\t' && needs_unicode_escape(c))
         && s.split('\n').all(|line| !line.ends_with([' ', '\t']))
         && s.split('\n').all(|line| !line.starts_with('\t'))
 }
@@ -244,8 +248,19 @@ fn looks_like_number_or_date(s: &str) -> bool {
             c.is_ascii_hexdigit()
                 || matches!(
                     c,
-                    b'x' | b'X' | b'o' | b'O' | b'_' | b'.' | b':' | b'+' | b'-' | b't' | b'T'
-                        | b'z' | b'Z' | b' '
+                    b'x' | b'X'
+                        | b'o'
+                        | b'O'
+                        | b'_'
+                        | b'.'
+                        | b':'
+                        | b'+'
+                        | b'-'
+                        | b't'
+                        | b'T'
+                        | b'z'
+                        | b'Z'
+                        | b' '
                 )
         })
 }
@@ -281,9 +296,8 @@ fn is_yaml11_float(raw: &str) -> bool {
     };
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     let mantissa_ok = digits(int) && digits(frac) && (!int.is_empty() || !frac.is_empty());
-    let exponent_ok = exponent.is_none_or(|e| {
-        e.len() > 1 && e.starts_with(['-', '+']) && digits(&e[1..])
-    });
+    let exponent_ok =
+        exponent.is_none_or(|e| e.len() > 1 && e.starts_with(['-', '+']) && digits(&e[1..]));
     mantissa_ok && exponent_ok
 }
 
@@ -292,7 +306,11 @@ fn format_float(x: f64) -> String {
         return ".nan".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { ".inf".into() } else { "-.inf".into() };
+        return if x > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
     }
     let a = x.abs();
     if a == 0.0 || (1e-5..1e16).contains(&a) {
@@ -301,8 +319,16 @@ fn format_float(x: f64) -> String {
     } else {
         let s = format!("{x:e}");
         let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let m = if m.contains('.') { m.to_string() } else { format!("{m}.0") };
-        let e = if e.starts_with('-') { e.to_string() } else { format!("+{e}") };
+        let m = if m.contains('.') {
+            m.to_string()
+        } else {
+            format!("{m}.0")
+        };
+        let e = if e.starts_with('-') {
+            e.to_string()
+        } else {
+            format!("+{e}")
+        };
         format!("{m}e{e}")
     }
 }
@@ -438,16 +464,63 @@ mod tests {
     #[test]
     fn ambiguous_strings_are_quoted() {
         for s in [
-            "yes", "on", "NO", "y", "off", "~", "null", "", "0755", "1e3", "1.0.0", "10",
-            "-1", ".5", "2024-01-01", "1:20", "0x1F", ".inf", "=", "<<", " a", "a ", "- a", "-",
-            "a: b", "a #b", "a:", "#x", "*x", "&x", "!x", "@x", "%x", "[x", "{x", "'x", "\"x",
-            "|x", ">x", "tab\there", "?x",
+            "yes",
+            "on",
+            "NO",
+            "y",
+            "off",
+            "~",
+            "null",
+            "",
+            "0755",
+            "1e3",
+            "1.0.0",
+            "10",
+            "-1",
+            ".5",
+            "2024-01-01",
+            "1:20",
+            "0x1F",
+            ".inf",
+            "=",
+            "<<",
+            " a",
+            "a ",
+            "- a",
+            "-",
+            "a: b",
+            "a #b",
+            "a:",
+            "#x",
+            "*x",
+            "&x",
+            "!x",
+            "@x",
+            "%x",
+            "[x",
+            "{x",
+            "'x",
+            "\"x",
+            "|x",
+            ">x",
+            "tab\there",
+            "?x",
         ] {
             assert!(!plain_ok(s), "{s:?} must be quoted");
         }
         for s in [
-            "30Gi", "100m", "nvidia.com/gpu", "--host=0.0.0.0", "$(MODEL_PATH)", "v1",
-            "python3", "a:b", "a#b", "http://x:8080/p", "ome-container", "Yes please",
+            "30Gi",
+            "100m",
+            "nvidia.com/gpu",
+            "--host=0.0.0.0",
+            "$(MODEL_PATH)",
+            "v1",
+            "python3",
+            "a:b",
+            "a#b",
+            "http://x:8080/p",
+            "ome-container",
+            "Yes please",
         ] {
             assert!(plain_ok(s), "{s:?} can be plain");
         }
@@ -456,8 +529,18 @@ mod tests {
     #[test]
     fn strings_round_trip_through_our_reader() {
         let cases = [
-            "yes", "0755", "line1\nline2\n", "line1\nline2", "trailing\n\n", "a\"b\\c",
-            "tab\tin", "\u{7}bell", " lead\nx", "x \ny", "é ü 中文", "\u{2028}",
+            "yes",
+            "0755",
+            "line1\nline2\n",
+            "line1\nline2",
+            "trailing\n\n",
+            "a\"b\\c",
+            "tab\tin",
+            "\u{7}bell",
+            " lead\nx",
+            "x \ny",
+            "é ü 中文",
+            "\u{2028}",
         ];
         for s in cases {
             let node = Node::map(map! { "k" => Node::str(s) });
@@ -472,7 +555,10 @@ mod tests {
         let node = Node::map(map! { "script" => Node::str("set -e\necho hi\n") });
         assert_eq!(yaml(&node), "script: |\n  set -e\n  echo hi\n");
         let item = Node::seq(vec![Node::str("a\nb")]);
-        assert_eq!(yaml(&Node::map(map! { "l" => item })), "l:\n- |-\n  a\n  b\n");
+        assert_eq!(
+            yaml(&Node::map(map! { "l" => item })),
+            "l:\n- |-\n  a\n  b\n"
+        );
     }
 
     #[test]

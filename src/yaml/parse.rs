@@ -140,8 +140,8 @@ impl Builder {
                 self.add(node, 0)?;
             }
             Event::Scalar(text, style, anchor, tag) => {
-                let value = resolve_scalar(text, style, tag.as_deref())
-                    .map_err(|m| self.error(pos, m))?;
+                let value =
+                    resolve_scalar(text, style, tag.as_deref()).map_err(|m| self.error(pos, m))?;
                 self.add(Node::new(value, pos), anchor)?;
             }
             Event::SequenceStart(anchor, tag) => {
@@ -288,9 +288,9 @@ fn resolve_scalar(
         return match tag.suffix.as_str() {
             "str" => Ok(Value::Str(text.into_owned())),
             "null" => Ok(Value::Null),
-            "bool" => parse_bool(&text).map(Value::Bool).ok_or_else(|| {
-                format!("`{text}` is not a boolean (tagged `!!bool`)")
-            }),
+            "bool" => parse_bool(&text)
+                .map(Value::Bool)
+                .ok_or_else(|| format!("`{text}` is not a boolean (tagged `!!bool`)")),
             "int" => parse_int(&text)
                 .map(Value::Int)
                 .ok_or_else(|| format!("`{text}` is not an integer (tagged `!!int`)")),
@@ -326,7 +326,8 @@ pub(crate) fn resolve_plain(text: Cow<'_, str>) -> Value {
             return Value::Int(i);
         }
         let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-        if digits.len() > 1 && digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()) {
+        if digits.len() > 1 && digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit())
+        {
             // `08`, `09`: no number in YAML 1.1, so a string, as kubectl reads it.
             return Value::Str(text.into_owned());
         }
@@ -442,7 +443,10 @@ mod tests {
         assert_eq!(scalar("\"10\""), Value::Str("10".into()));
         assert_eq!(scalar("'yes'"), Value::Str("yes".into()));
         assert_eq!(scalar("!!str 10"), Value::Str("10".into()));
-        assert_eq!(scalar("99999999999999999999"), Value::Float("99999999999999999999".into()));
+        assert_eq!(
+            scalar("99999999999999999999"),
+            Value::Float("99999999999999999999".into())
+        );
     }
 
     #[test]
@@ -484,7 +488,7 @@ mod tests {
         let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
         for i in 1..9 {
             let prev = format!("*a{}", i - 1);
-            let items = vec![prev.as_str(); 9].join(", ");
+            let items = [prev.as_str(); 9].join(", ");
             text.push_str(&format!("a{i}: &a{i} [{items}]\n"));
         }
         let err = parse_stream(&text, 0).unwrap_err();

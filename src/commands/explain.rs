@@ -1,0 +1,126 @@
+//! `ome-render explain`: why each runtime is or isn't auto-selected for a model, as
+//! `kubectl ome runtime explain` shows it, with the file and line of every runtime.
+
+use super::{ExitStatus, fatal, options, read_stdin, report};
+use crate::cli::{ExplainArgs, ExplainFormat};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::inherit::Inherited;
+use crate::select::auto::validate_model;
+use crate::select::explain::{EXPLICIT_RUNTIME_NOTE, NO_RUNTIMES_NOTE, render_json, render_table};
+use crate::select::request::Request;
+use crate::select::resolve::Resolver;
+use std::io::Write;
+
+pub fn explain(args: &ExplainArgs) -> ExitStatus {
+    let opts = options(&args.input);
+    let (sources, catalog, _settings, mut diags, ok) =
+        match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
+            Ok(r) => r,
+            Err(e) => return fatal(&e.to_string()),
+        };
+    if !ok {
+        report(&mut diags, &sources, &args.input);
+        return ExitStatus::InputErrors;
+    }
+    let mut stderr_notes = Vec::new();
+    let (model, request) = if let Some(target) = &args.isvc {
+        let (ns, name) = match target.split_once('/') {
+            Some((ns, name)) => (ns.to_string(), name.to_string()),
+            None => (opts.namespace.clone(), target.clone()),
+        };
+        let Some(isvc) = catalog
+            .inference_services
+            .iter()
+            .find(|i| i.lookup_namespace == ns && i.name == name)
+        else {
+            diags.push(Diagnostic::error(
+                Code::InvalidInferenceService,
+                format!(
+                    "InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"
+                ),
+            ));
+            report(&mut diags, &sources, &args.input);
+            return ExitStatus::InputErrors;
+        };
+        let Some(model_ref) = &isvc.model else {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidInferenceService,
+                    format!("InferenceService \"{name}\" has no spec.model; pass --model instead"),
+                )
+                .at(isvc.pos)
+                .object(isvc.object.clone()),
+            );
+            report(&mut diags, &sources, &args.input);
+            return ExitStatus::InputErrors;
+        };
+        if isvc.runtime.is_some() {
+            stderr_notes.push(EXPLICIT_RUNTIME_NOTE);
+        }
+        (
+            catalog
+                .model(&isvc.lookup_namespace, &model_ref.name)
+                .ok_or((model_ref.name.clone(), ns)),
+            Request::from_inference_service(isvc),
+        )
+    } else {
+        let name = args.model.clone().unwrap_or_default();
+        let ns = opts.namespace.clone();
+        (
+            catalog.model(&ns, &name).ok_or((name, ns.clone())),
+            Request::for_namespace(&ns),
+        )
+    };
+    let model = match model {
+        Ok(m) => m,
+        Err((name, ns)) => {
+            diags.push(
+                Diagnostic::error(
+                    Code::ModelNotFound,
+                    format!("no BaseModel \"{name}\" in namespace \"{ns}\" and no ClusterBaseModel \"{name}\" among the inputs"),
+                )
+                .help("add the model's file to the paths, or fix the name"),
+            );
+            report(&mut diags, &sources, &args.input);
+            return ExitStatus::InputErrors;
+        }
+    };
+    if let Err(e) = validate_model(model) {
+        diags.push(
+            Diagnostic::error(Code::ModelMetadataMissing, e.to_string())
+                .at(model.pos)
+                .object(model.object.clone())
+                .help(e.help()),
+        );
+        report(&mut diags, &sources, &args.input);
+        return ExitStatus::InputErrors;
+    }
+    if report(&mut diags, &sources, &args.input) {
+        return ExitStatus::InputErrors;
+    }
+    let inherited = Inherited::default();
+    let resolver = Resolver::new(&catalog, &inherited);
+    let mut stderr = std::io::stderr().lock();
+    for note in stderr_notes {
+        let _ = writeln!(stderr, "{note}");
+    }
+    if resolver.index.visible(&request.namespace).next().is_none() {
+        let _ = writeln!(stderr, "{NO_RUNTIMES_NOTE}");
+        return ExitStatus::Success;
+    }
+    let rows = resolver.index.explain(model, &request);
+    let source = |pos| {
+        sources
+            .describe(pos)
+            .rsplit_once(':')
+            .map_or_else(|| sources.describe(pos), |(p, _)| p.to_string())
+    };
+    let text = match args.format {
+        ExplainFormat::Table => render_table(&rows, source),
+        ExplainFormat::Json => render_json(&rows, source),
+    };
+    match crate::emit::write_stdout(text.as_bytes()) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => fatal(&e.to_string()),
+    }
+}
