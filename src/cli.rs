@@ -82,6 +82,9 @@ pub struct RenderArgs {
     /// InferenceServices), for clusters that run OME's controller too.
     #[arg(long)]
     pub keep_ome: bool,
+    /// Print how long each stage took to standard error.
+    #[arg(long, hide = true)]
+    pub timings: bool,
 }
 
 #[derive(Args, Debug)]

@@ -10,6 +10,7 @@ use crate::select::resolve::{Resolver, resolve};
 use crate::settings::Settings;
 use crate::source::Sources;
 use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 /// What to render.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +30,8 @@ pub struct Rendering {
     pub sources: Sources,
     pub objects: Vec<Rendered>,
     pub diags: Vec<Diagnostic>,
+    /// How long each stage took, for `--timings`.
+    pub timings: Vec<(&'static str, Duration)>,
 }
 
 impl Rendering {
@@ -61,18 +64,27 @@ pub fn run(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Rendering, LoadError> {
+    let mut timings = Vec::new();
+    let mut clock = Instant::now();
+    let mut lap = |name: &'static str| {
+        timings.push((name, clock.elapsed()));
+        clock = Instant::now();
+    };
     let (sources, catalog, settings, mut diags, ok) = load_catalog(options, stdin)?;
+    lap("load and catalog");
     if !ok {
         crate::diagnostics::sort(&mut diags);
         return Ok(Rendering {
             sources,
             objects: Vec::new(),
             diags,
+            timings,
         });
     }
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
+    lap("inherit and index");
     let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = catalog
         .inference_services
         .par_iter()
@@ -109,6 +121,7 @@ pub fn run(
                 .map(|obj| Rendered::new(obj.root, None)),
         );
     }
+    lap("resolve and render");
     render::check_collisions(&objects, &mut diags);
     if !options.kinds.is_empty() {
         objects.retain(|o| {
@@ -120,9 +133,11 @@ pub fn run(
     }
     crate::emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);
+    lap("check, filter and sort");
     Ok(Rendering {
         sources,
         objects,
         diags,
+        timings,
     })
 }

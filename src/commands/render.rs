@@ -6,6 +6,8 @@ use super::{ExitStatus, fatal, options, read_stdin, report};
 use crate::cli::{InputArgs, RenderArgs};
 use crate::emit;
 use crate::pipeline;
+use std::io::Write;
+use std::time::Instant;
 
 pub fn render(args: &RenderArgs) -> ExitStatus {
     let mut opts = options(&args.input);
@@ -15,16 +17,36 @@ pub fn render(args: &RenderArgs) -> ExitStatus {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),
     };
-    if report(&mut rendering.diags, &rendering.sources, &args.input) {
+    let clock = Instant::now();
+    let failed = report(&mut rendering.diags, &rendering.sources, &args.input);
+    rendering
+        .timings
+        .push(("report diagnostics", clock.elapsed()));
+    if failed {
         return ExitStatus::InputErrors;
     }
     let format = args.format.into();
+    let clock = Instant::now();
     let written = match &args.output_dir {
         Some(dir) => emit::write_dir(dir, &rendering.objects, format).map_err(|e| e.0),
         None => {
             emit::write_stdout(&emit::stream(&rendering.objects, format)).map_err(|e| e.to_string())
         }
     };
+    rendering.timings.push(("emit and write", clock.elapsed()));
+    if args.timings {
+        let mut stderr = std::io::stderr().lock();
+        for (stage, took) in &rendering.timings {
+            let _ = writeln!(
+                stderr,
+                "timing: {stage}: {:.1} ms",
+                took.as_secs_f64() * 1e3
+            );
+        }
+    }
+    // Freeing every tree costs time for nothing: the process is about to exit and the
+    // memory goes back to the system anyway.
+    std::mem::forget(rendering);
     match written {
         Ok(()) => ExitStatus::Success,
         Err(e) if e.contains("Broken pipe") => ExitStatus::Success,

@@ -5,6 +5,7 @@
 //! runs it in parallel; [`check_collisions`] then looks at all rendered objects together.
 
 pub mod metadata;
+mod multinode;
 pub mod names;
 pub mod objects;
 pub mod placeholders;
@@ -115,7 +116,24 @@ pub fn render_inference_service(
         let field = format!("spec.{}", role.as_str());
 
         let mode = match component_mode(isvc, role, &merged) {
-            Ok(mode) => mode,
+            Ok((mode, source)) => {
+                if source == ModeSource::Shape {
+                    diags.push(
+                        Diagnostic::warning(
+                            Code::MultiNode,
+                            format!(
+                                "the {} has a leader and workers: OME v1.3 runs it as OMENative; ome-render renders it as a MultiNode LeaderWorkerSet",
+                                role.as_str()
+                            ),
+                        )
+                        .at(raw.pos)
+                        .object(isvc.object.clone())
+                        .field(field.clone())
+                        .help("set the annotation ome.io/deploymentMode: MultiNode on the component to say so, or run OME's controller for OMENative"),
+                    );
+                }
+                mode
+            }
             Err(d) => {
                 diags.push(
                     d.at(raw.pos)
@@ -166,25 +184,8 @@ pub fn render_inference_service(
                 None => (None, None),
             }
         };
-
         let full_name = names::component_name(&isvc.name, role.as_str());
-        let app = names::truncate_name(&full_name, 63);
-        let router_sa = format!("{}-router", isvc.name);
-        let inputs = PodInputs {
-            isvc,
-            role,
-            merged: &merged,
-            raw: Some(raw),
-            runtime_spec: spec,
-            model: resolution.model,
-            class,
-            accelerator_config,
-            settings,
-            router_service_account: (role == Role::Router).then_some(router_sa.as_str()),
-        };
-        let Some(pod) = pod::build_pod(&inputs, diags) else {
-            continue;
-        };
+        let app = names::truncate_name(&full_name, names::MAX_NAME_LENGTH);
         let meta = component_meta(&MetaInputs {
             isvc,
             component: &merged,
@@ -195,36 +196,30 @@ pub fn render_inference_service(
             mode,
             app: &app,
         });
-        let names = ComponentNames {
-            full: &full_name,
-            app: &app,
-        };
-        let runner = pod
-            .spec
-            .get("containers")
-            .and_then(Node::as_seq)
-            .and_then(|c| c.get(pod.runner_index))
-            .cloned()
-            .unwrap_or_else(|| Node::map(Map::new()));
-        let (service, port) = objects::service(isvc, &names, &meta, &runner);
-        service_ports.insert(role, port);
-        out.push(objects::deployment(isvc, &names, &meta, &merged, pod.spec));
-        out.push(service);
-        if let Some(hpa) = objects::hpa(
+        let component = Component {
             isvc,
-            &names,
-            &meta,
-            &merged,
-            (min, max),
-            settings.target_utilization_percentage,
-            diags,
-            &field,
-        ) {
-            out.push(hpa);
-        }
-        out.push(objects::pdb(isvc, &names, &meta, &merged));
-        if role == Role::Router {
-            out.extend(objects::router_rbac(isvc, &router_sa, &meta));
+            role,
+            merged: &merged,
+            raw,
+            resolution,
+            class,
+            accelerator_config,
+            settings,
+            meta,
+            names: ComponentNames {
+                full: &full_name,
+                app: &app,
+            },
+            field: &field,
+            replicas: (min, max),
+        };
+        let rendered = match mode {
+            "MultiNode" => multinode::render(&component, diags),
+            _ => raw_deployment(&component, diags),
+        };
+        if let Some((objects, port)) = rendered {
+            service_ports.insert(role, port);
+            out.extend(objects);
         }
     }
 
@@ -252,6 +247,104 @@ pub fn render_inference_service(
         out.clear();
     }
     out
+}
+
+/// Everything known about one component once its mode, class and metadata are settled.
+pub(crate) struct Component<'a> {
+    pub(crate) isvc: &'a InferenceService,
+    pub(crate) role: Role,
+    /// The runtime's config merged with the InferenceService's component.
+    pub(crate) merged: &'a Node,
+    /// The InferenceService's own component.
+    pub(crate) raw: &'a Node,
+    pub(crate) resolution: &'a Resolution<'a>,
+    pub(crate) class: Option<&'a AcceleratorClass>,
+    pub(crate) accelerator_config: Option<&'a AcceleratorModelConfig>,
+    pub(crate) settings: &'a Settings,
+    pub(crate) meta: metadata::Meta,
+    pub(crate) names: ComponentNames<'a>,
+    /// `spec.<role>`, for diagnostics.
+    pub(crate) field: &'a str,
+    pub(crate) replicas: (i64, i64),
+}
+
+impl<'a> Component<'a> {
+    /// The inputs of one pod of this component: `template` holds its pod fields and runner.
+    pub(crate) fn pod_inputs(
+        &'a self,
+        template: &'a Node,
+        raw_runner: Option<&'a Node>,
+        pods_per_replica: i64,
+        router_service_account: Option<&'a str>,
+    ) -> PodInputs<'a> {
+        PodInputs {
+            isvc: self.isvc,
+            role: self.role,
+            merged: template,
+            raw: Some(self.raw),
+            raw_runner,
+            pods_per_replica,
+            default_probe: true,
+            runtime_spec: &self.resolution.runtime.spec,
+            model: self.resolution.model,
+            class: self.class,
+            accelerator_config: self.accelerator_config,
+            settings: self.settings,
+            router_service_account,
+        }
+    }
+}
+
+/// The runner container of a built pod.
+pub(crate) fn runner_of(pod: &pod::Pod) -> Node {
+    pod.spec
+        .get("containers")
+        .and_then(Node::as_seq)
+        .and_then(|c| c.get(pod.runner_index))
+        .cloned()
+        .unwrap_or_else(|| Node::map(Map::new()))
+}
+
+/// A RawDeployment component: Deployment, Service, HPA and PDB (and the router's RBAC).
+/// Returns the objects and the Service's first port.
+fn raw_deployment(c: &Component<'_>, diags: &mut Vec<Diagnostic>) -> Option<(Vec<Rendered>, i64)> {
+    let router_sa = format!("{}-router", c.isvc.name);
+    let is_router = c.role == Role::Router;
+    // The decoder counts as a leader only with a runner (`rendering.md` §3.4).
+    let pods = if c.role == Role::Decoder && c.merged.get("runner").is_none() {
+        0
+    } else {
+        1
+    };
+    let inputs = c.pod_inputs(
+        c.merged,
+        c.raw.get("runner"),
+        pods,
+        is_router.then_some(router_sa.as_str()),
+    );
+    let pod = pod::build_pod(&inputs, diags)?;
+    let (service, port) = objects::service(c.isvc, &c.names, &c.meta, &runner_of(&pod));
+    let mut out = vec![
+        objects::deployment(c.isvc, &c.names, &c.meta, c.merged, pod.spec),
+        service,
+    ];
+    if let Some(hpa) = objects::hpa(
+        c.isvc,
+        &c.names,
+        &c.meta,
+        c.merged,
+        c.replicas,
+        c.settings.target_utilization_percentage,
+        diags,
+        c.field,
+    ) {
+        out.push(hpa);
+    }
+    out.push(objects::pdb(c.isvc, &c.names, &c.meta, c.merged));
+    if is_router {
+        out.extend(objects::router_rbac(c.isvc, &router_sa, &c.meta));
+    }
+    Some((out, port))
 }
 
 /// The runtime's config merged with the InferenceService's component; the runner is named
@@ -317,14 +410,24 @@ fn restore_runner_name(merged: &mut Node, config: Option<&Node>, raw: &Node, pat
     }
 }
 
+/// How a component's mode was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ModeSource {
+    /// The `ome.io/deploymentMode` annotation or `spec.deploymentMode`.
+    Declared,
+    /// A leader/worker shape, which OME v1.3 runs as OMENative (DECISIONS #9).
+    Shape,
+    Default,
+}
+
 /// The component's deployment mode (v1.3 order): its `ome.io/deploymentMode` annotation,
-/// `spec.deploymentMode`, a leader/worker shape, else RawDeployment. Only RawDeployment
-/// can be rendered as plain objects.
+/// `spec.deploymentMode`, a leader/worker shape, else RawDeployment. RawDeployment and
+/// MultiNode (a LeaderWorkerSet) can be rendered as plain objects.
 fn component_mode(
     isvc: &InferenceService,
     role: Role,
     merged: &Node,
-) -> Result<&'static str, Diagnostic> {
+) -> Result<(&'static str, ModeSource), Diagnostic> {
     let annotated = merged
         .at(&[
             "annotations",
@@ -336,25 +439,28 @@ fn component_mode(
         .deployment_mode
         .as_deref()
         .and_then(|m| ["OMENative", "RawDeployment"].into_iter().find(|v| *v == m));
-    let shaped = (role != Role::Router
-        && (merged.get("leader").is_some() || merged.get("worker").is_some()))
-    .then_some("MultiNode");
-    let mode = annotated
-        .or(from_spec)
-        .or(shaped)
-        .unwrap_or("RawDeployment");
+    let shaped = role != Role::Router
+        && (merged.get("leader").is_some_and(|l| !l.is_zero())
+            || merged.get("worker").is_some_and(|w| !w.is_zero()));
+    let (mode, source) = match (annotated.or(from_spec), shaped) {
+        (Some(m), _) => (m, ModeSource::Declared),
+        (None, true) => ("MultiNode", ModeSource::Shape),
+        (None, false) => ("RawDeployment", ModeSource::Default),
+    };
     match mode {
-        "RawDeployment" => Ok("RawDeployment"),
+        "RawDeployment" | "MultiNode" if role != Role::Router || mode == "RawDeployment" => {
+            Ok((if mode == "MultiNode" { "MultiNode" } else { "RawDeployment" }, source))
+        }
         "OMENative" => Err(Diagnostic::error(
             Code::UnsupportedMode,
             format!("the {} runs in OMENative mode, which needs OME's controller", role.as_str()),
         )
-        .help("OMENative workloads (InferenceReplicas) can't be expressed as plain Kubernetes objects; use RawDeployment")),
+        .help("OMENative workloads (InferenceReplicas) can't be expressed as plain Kubernetes objects; use RawDeployment, or a leader and worker for MultiNode")),
         other => Err(Diagnostic::error(
             Code::UnsupportedMode,
-            format!("the {} runs in {other} mode, which ome-render does not render yet", role.as_str()),
+            format!("the {} can't run in {other} mode", role.as_str()),
         )
-        .help("ome-render renders RawDeployment components (a runner without leader and worker)")),
+        .help("ome-render renders RawDeployment components, and MultiNode (leader and worker) engines and decoders")),
     }
 }
 

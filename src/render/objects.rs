@@ -19,7 +19,7 @@ pub struct ComponentNames<'a> {
     pub app: &'a str,
 }
 
-fn object(
+pub(crate) fn object_meta_map(
     api_version: &str,
     kind: &str,
     name: &str,
@@ -60,7 +60,7 @@ pub fn deployment(
     merged: &Node,
     pod_spec: Node,
 ) -> Rendered {
-    let mut d = object(
+    let mut d = object_meta_map(
         "apps/v1",
         "Deployment",
         names.full,
@@ -139,7 +139,7 @@ pub fn service(
     runner: &Node,
 ) -> (Rendered, i64) {
     let annotations = meta.service_annotations();
-    let mut s = object(
+    let mut s = object_meta_map(
         "v1",
         "Service",
         names.app,
@@ -362,7 +362,7 @@ pub fn hpa(
     };
     let min = min.max(1);
     let max = max.max(min);
-    let mut h = object(
+    let mut h = object_meta_map(
         "autoscaling/v2",
         "HorizontalPodAutoscaler",
         names.full,
@@ -392,7 +392,7 @@ pub fn pdb(
     meta: &Meta,
     merged: &Node,
 ) -> Rendered {
-    let mut p = object(
+    let mut p = object_meta_map(
         "policy/v1",
         "PodDisruptionBudget",
         names.full,
@@ -444,7 +444,7 @@ pub fn external_service(isvc: &InferenceService, target_role: &str, port: i64) -
         })
         .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
         .collect();
-    let mut s = object(
+    let mut s = object_meta_map(
         "v1",
         "Service",
         &isvc.name,
@@ -475,7 +475,7 @@ pub fn external_service(isvc: &InferenceService, target_role: &str, port: i64) -
 
 /// The `modelconfig-<last 20 characters>` ConfigMap with `models.json` (`rendering.md` §7.6).
 pub fn model_config(isvc: &InferenceService, model_name: &str, model: &BaseModel) -> Rendered {
-    let mut c = object(
+    let mut c = object_meta_map(
         "v1",
         "ConfigMap",
         &names::model_config_name(&isvc.name),
@@ -593,8 +593,8 @@ fn models_json(model_name: &str, model: &BaseModel) -> String {
 /// The router's ServiceAccount, Role and RoleBinding, all `<isvc>-router` (§7.7).
 pub fn router_rbac(isvc: &InferenceService, name: &str, meta: &Meta) -> Vec<Rendered> {
     let labels = || Some((meta.labels_node(), Node::map(Map::new())));
-    let sa = object("v1", "ServiceAccount", name, isvc, labels());
-    let mut role = object("rbac.authorization.k8s.io/v1", "Role", name, isvc, labels());
+    let sa = object_meta_map("v1", "ServiceAccount", name, isvc, labels());
+    let mut role = object_meta_map("rbac.authorization.k8s.io/v1", "Role", name, isvc, labels());
     role.insert(
         "rules",
         Node::seq(vec![Node::map(map! {
@@ -603,7 +603,7 @@ pub fn router_rbac(isvc: &InferenceService, name: &str, meta: &Meta) -> Vec<Rend
             "verbs" => Node::seq(vec![Node::str("get"), Node::str("list"), Node::str("watch")]),
         })]),
     );
-    let mut binding = object(
+    let mut binding = object_meta_map(
         "rbac.authorization.k8s.io/v1",
         "RoleBinding",
         name,

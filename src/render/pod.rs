@@ -192,10 +192,18 @@ pub fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
 pub struct PodInputs<'a> {
     pub isvc: &'a InferenceService,
     pub role: Role,
-    /// The merged component.
+    /// The pod's fields and `runner`: the merged component, or a leader or worker.
     pub merged: &'a Node,
-    /// The InferenceService's own component, before merging.
+    /// The InferenceService's own component, before merging (its `nodeSelector` and
+    /// `affinity` win over the class's).
     pub raw: Option<&'a Node>,
+    /// The InferenceService's own runner for this pod: its resources keep the class's out.
+    pub raw_runner: Option<&'a Node>,
+    /// `PARALLELISM_SIZE` = GPUs × `pods_per_replica` (1 + workers; 0 skips it).
+    pub pods_per_replica: i64,
+    /// Whether a runner named `ome-container` without a probe gets OME's TCP probe (not in
+    /// multi-node pods).
+    pub default_probe: bool,
     /// The runtime's whole spec (its top-level `nodeSelector`).
     pub runtime_spec: &'a Node,
     pub model: Option<&'a BaseModel>,
@@ -274,22 +282,9 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                 .accelerator_config
                 .is_some_and(|c| c.tensor_parallelism.is_some());
             if !tp_override {
-                let workers = inputs
-                    .merged
-                    .at(&["worker", "size"])
-                    .and_then(Node::as_i64)
-                    .unwrap_or(0);
-                let leaders = match inputs.role {
-                    Role::Decoder
-                        if !merged.contains_key("leader") && !merged.contains_key("runner") =>
-                    {
-                        0
-                    }
-                    _ => 1,
-                };
                 let gpus = gpu_count(runner, &inputs.settings.accelerator_resources);
-                if gpus > 0 && leaders + workers > 0 {
-                    let value = (gpus * (leaders + workers)).to_string();
+                if gpus > 0 && inputs.pods_per_replica > 0 {
+                    let value = (gpus * inputs.pods_per_replica).to_string();
                     if let Err(d) = set_env(runner, "PARALLELISM_SIZE", &value) {
                         diags.push(problem(
                             Code::InvalidMerge,
@@ -372,7 +367,7 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
     if let Some(sa) = inputs.router_service_account {
         pod.insert("serviceAccountName", Node::str(sa));
     }
-    apply_defaults(&mut pod, inputs.settings);
+    apply_defaults(&mut pod, inputs.settings, inputs.default_probe);
     pod.move_to_front("containers");
     Some(Pod {
         spec: Node::map(pod),
@@ -504,8 +499,8 @@ fn add_model_volume(pod: &mut Map, model: Option<&BaseModel>, storage: &ModelSto
 fn apply_class_resources(runner: &mut Map, inputs: &PodInputs<'_>) {
     let Some(class) = inputs.class else { return };
     let user_set = inputs
-        .raw
-        .and_then(|r| r.at(&["runner", "resources"]))
+        .raw_runner
+        .and_then(|r| r.get("resources"))
         .and_then(Node::as_map)
         .is_some_and(|res| {
             ["limits", "requests", "claims"]
@@ -673,11 +668,12 @@ fn apply_class_affinity(pod: &mut Map, inputs: &PodInputs<'_>) {
 }
 
 /// OME's defaults that differ from the API server's (DECISIONS #13).
-fn apply_defaults(pod: &mut Map, settings: &Settings) {
+fn apply_defaults(pod: &mut Map, settings: &Settings, default_probe: bool) {
     if let Some(containers) = pod.get_mut("containers").and_then(Node::as_seq_mut) {
         for c in containers.iter_mut() {
             let Some(c) = c.as_map_mut() else { continue };
-            if c.get("name").and_then(Node::as_str) == Some(DEFAULT_RUNNER_NAME)
+            if default_probe
+                && c.get("name").and_then(Node::as_str) == Some(DEFAULT_RUNNER_NAME)
                 && c.get("readinessProbe").is_none_or(Node::is_null)
             {
                 let port = c

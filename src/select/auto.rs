@@ -11,10 +11,12 @@
 //! # Scale
 //!
 //! [`RuntimeIndex`] is built once from every runtime. A compatible runtime always has an entry
-//! whose `modelFormat.name` equals the model's, so the index keeps, per namespace and per
-//! format name, the runtimes that have such an entry. [`RuntimeIndex::select`] evaluates only
-//! those: selecting for 10,000 InferenceServices over 1,000 runtimes costs what their
-//! candidates cost, not 10⁷ evaluations. Only when that finds no winner does it evaluate every
+//! that matches the model, and an entry matches only when its format name, framework name,
+//! architecture and quantization equal the model's (a value only one side sets doesn't
+//! match). So the index keeps, per namespace and per [`MatchKey`] (those four values), the
+//! runtimes with such an entry. [`RuntimeIndex::select`] evaluates only those: selecting for
+//! 10,000 InferenceServices over 1,000 runtimes costs what their candidates cost (versions,
+//! size ranges, classes and modes are then checked per candidate), not 10⁷ evaluations. Only when that finds no winner does it evaluate every
 //! runtime the namespace can see, because the error counts them all and lists why each
 //! incompatible one was excluded.
 
@@ -179,10 +181,41 @@ pub struct RuntimeIndex<'a> {
     /// The ServingRuntimes of each namespace, as a range of `runtimes`.
     namespaces: BTreeMap<&'a str, Range<usize>>,
     cluster: Range<usize>,
-    /// Namespace → format name → the ServingRuntimes with an entry of that format, by name.
-    namespaced_by_format: BTreeMap<&'a str, BTreeMap<&'a str, Vec<usize>>>,
-    /// Format name → the ClusterServingRuntimes with an entry of that format, by name.
-    cluster_by_format: BTreeMap<&'a str, Vec<usize>>,
+    /// Namespace → match key → the ServingRuntimes with an entry of that key, by name.
+    namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<usize>>>,
+    /// Match key → the ClusterServingRuntimes with an entry of that key, by name.
+    cluster_by_key: BTreeMap<MatchKey, Vec<usize>>,
+}
+
+/// What an entry must share with a model to match it: format name, framework name,
+/// architecture and quantization, each compared exactly (absent only matches absent).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MatchKey {
+    format: String,
+    framework: Option<String>,
+    architecture: Option<String>,
+    quantization: Option<String>,
+}
+
+impl MatchKey {
+    /// The key of an entry; `None` for an entry without `modelFormat`, which never matches.
+    fn of_entry(entry: &SupportedFormat) -> Option<MatchKey> {
+        Some(MatchKey {
+            format: entry.model_format.as_ref()?.name.clone(),
+            framework: entry.model_framework.as_ref().map(|f| f.name.clone()),
+            architecture: entry.architecture.clone(),
+            quantization: entry.quantization.clone(),
+        })
+    }
+
+    fn of_model(model: &BaseModel) -> MatchKey {
+        MatchKey {
+            format: model_format(model).name.clone(),
+            framework: model.framework.as_ref().map(|f| f.name.clone()),
+            architecture: model.architecture.clone(),
+            quantization: model.quantization.clone(),
+        }
+    }
 }
 
 impl<'a> RuntimeIndex<'a> {
@@ -194,41 +227,41 @@ impl<'a> RuntimeIndex<'a> {
 
         let mut namespaces: BTreeMap<&'a str, Range<usize>> = BTreeMap::new();
         let mut cluster = runtimes.len()..runtimes.len();
-        let mut namespaced_by_format: BTreeMap<&'a str, BTreeMap<&'a str, Vec<usize>>> =
+        let mut namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<usize>>> =
             BTreeMap::new();
-        let mut cluster_by_format: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
+        let mut cluster_by_key: BTreeMap<MatchKey, Vec<usize>> = BTreeMap::new();
         for (i, runtime) in runtimes.iter().enumerate() {
-            let by_format = match runtime.scope {
+            let by_key = match runtime.scope {
                 Scope::Namespaced => {
                     namespaces
                         .entry(runtime.namespace)
                         .and_modify(|r| r.end = i + 1)
                         .or_insert(i..i + 1);
-                    namespaced_by_format.entry(runtime.namespace).or_default()
+                    namespaced_by_key.entry(runtime.namespace).or_default()
                 }
                 Scope::Cluster => {
                     cluster.start = cluster.start.min(i);
-                    &mut cluster_by_format
+                    &mut cluster_by_key
                 }
             };
-            let mut formats: Vec<&'a str> = runtime
+            let mut keys: Vec<MatchKey> = runtime
                 .spec
                 .formats
                 .iter()
-                .filter_map(|e| e.model_format.as_ref().map(|f| f.name.as_str()))
+                .filter_map(MatchKey::of_entry)
                 .collect();
-            formats.sort_unstable();
-            formats.dedup();
-            for format in formats {
-                by_format.entry(format).or_default().push(i);
+            keys.sort_unstable();
+            keys.dedup();
+            for key in keys {
+                by_key.entry(key).or_default().push(i);
             }
         }
         RuntimeIndex {
             runtimes,
             namespaces,
             cluster,
-            namespaced_by_format,
-            cluster_by_format,
+            namespaced_by_key,
+            cluster_by_key,
         }
     }
 
@@ -241,17 +274,20 @@ impl<'a> RuntimeIndex<'a> {
             .chain(&self.runtimes[self.cluster.clone()])
     }
 
-    /// The visible runtimes with an entry for `format`, in the order of [`Self::visible`].
-    fn with_format(&self, namespace: &str, format: &str) -> impl Iterator<Item = &Candidate<'a>> {
+    /// The visible runtimes with an entry that can match `model`, in the order of
+    /// [`Self::visible`].
+    fn candidates(
+        &self,
+        namespace: &str,
+        model: &BaseModel,
+    ) -> impl Iterator<Item = &Candidate<'a>> {
+        let key = MatchKey::of_model(model);
         let own = self
-            .namespaced_by_format
+            .namespaced_by_key
             .get(namespace)
-            .and_then(|by_format| by_format.get(format))
+            .and_then(|by_key| by_key.get(&key))
             .map_or(&[][..], Vec::as_slice);
-        let cluster = self
-            .cluster_by_format
-            .get(format)
-            .map_or(&[][..], Vec::as_slice);
+        let cluster = self.cluster_by_key.get(&key).map_or(&[][..], Vec::as_slice);
         own.iter().chain(cluster).map(|&i| &self.runtimes[i])
     }
 
@@ -262,9 +298,8 @@ impl<'a> RuntimeIndex<'a> {
         request: &Request,
     ) -> Result<Selection<'a>, SelectError> {
         validate_model(model)?;
-        let format = model_format(model).name.clone();
         let selectable = self
-            .with_format(&request.namespace, &format)
+            .candidates(&request.namespace, model)
             .filter_map(|c| ranked(c, model, request))
             .collect();
         match rank(selectable).into_iter().next() {
@@ -273,9 +308,11 @@ impl<'a> RuntimeIndex<'a> {
                 runtime: winner.candidate,
                 score: winner.score,
             }),
-            None => Err(SelectError::NoRuntime(
-                self.no_runtime_found(format, model, request),
-            )),
+            None => Err(SelectError::NoRuntime(self.no_runtime_found(
+                model_format(model).name.clone(),
+                model,
+                request,
+            ))),
         }
     }
 
