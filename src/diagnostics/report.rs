@@ -199,6 +199,7 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
     theme.characters = characters;
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(120)
+        .with_wrap_lines(false)
         .with_links(false)
         .with_context_lines(1);
     let mut out = String::new();

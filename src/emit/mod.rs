@@ -69,7 +69,8 @@ pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 pub const OUTPUT_MARKER: &str = ".ome-render-output";
 
 /// kustomize's `-o DIR` file name: `[<namespace>_]<group>_<version>_<kind>_<name>.yaml`,
-/// lower-cased, with the namespace when the output spans more than one.
+/// lower-cased, with the namespace when the namespaced objects span more than one
+/// namespace (objects without a namespace never get one, as in kustomize).
 pub fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
     let mut name = String::new();
     if with_namespace && let Some(ns) = &o.namespace {
@@ -129,8 +130,10 @@ pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(),
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).map_err(|e| fail("cannot create", &staging, e))?;
 
-    let namespaces: std::collections::BTreeSet<Option<&str>> =
-        objects.iter().map(|o| o.namespace.as_deref()).collect();
+    let namespaces: std::collections::BTreeSet<&str> = objects
+        .iter()
+        .filter_map(|o| o.namespace.as_deref())
+        .collect();
     let with_namespace = namespaces.len() > 1;
     let written: Result<(), DirError> = objects.par_iter().try_for_each(|o| {
         let mut buf = Vec::new();

@@ -246,9 +246,10 @@ pub fn resolve<'a>(
                             Code::ModelMetadataMissing,
                             format!("compatibility of runtime {} with model {} could not be checked: {e}", runtime.name, model.name),
                         )
-                        .at(model.pos)
+                        .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
                         .object(isvc.object.clone())
                         .field("spec.model.name")
+                        .related(model.pos, "the model, without spec.modelFormat")
                         .help("add `spec.modelFormat` (and the other metadata OME's model agent records) to the model to have it checked"),
                     ),
                 }

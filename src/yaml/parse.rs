@@ -45,6 +45,7 @@ pub fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, SyntaxError>
         docs: Vec::new(),
         doc_index: 0,
         root: None,
+        merge_key: false,
     };
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
@@ -72,7 +73,8 @@ enum Frame {
         pos: Pos,
         anchor: usize,
         map: Map,
-        key: Option<(String, Pos)>,
+        /// The pending key, and whether it is a merge key (a plain, untagged `<<`).
+        key: Option<(String, Pos, bool)>,
         /// Values of `<<` keys, applied when the mapping ends.
         merges: Vec<Node>,
     },
@@ -86,6 +88,8 @@ struct Builder {
     docs: Vec<Document>,
     doc_index: usize,
     root: Option<Node>,
+    /// Whether the scalar being added is a plain, untagged `<<` (a merge key when it is a key).
+    merge_key: bool,
 }
 
 impl Builder {
@@ -123,6 +127,7 @@ impl Builder {
                 self.anchors.clear();
             }
             Event::Alias(id) => {
+                self.merge_key = false;
                 let Some((node, size)) = self.anchors.get(&id) else {
                     return Err(self.error(pos, "alias refers to an unknown anchor"));
                 };
@@ -140,6 +145,7 @@ impl Builder {
                 self.add(node, 0)?;
             }
             Event::Scalar(text, style, anchor, tag) => {
+                self.merge_key = style == ScalarStyle::Plain && tag.is_none() && text == "<<";
                 let value =
                     resolve_scalar(text, style, tag.as_deref()).map_err(|m| self.error(pos, m))?;
                 self.add(Node::new(value, pos), anchor)?;
@@ -222,10 +228,10 @@ impl Builder {
                             return Err(self.error(node.pos, "a map key must be a scalar"));
                         }
                     };
-                    *key = Some((name, node.pos));
+                    *key = Some((name, node.pos, std::mem::take(&mut self.merge_key)));
                 }
-                Some((name, key_pos)) => {
-                    if name == "<<" {
+                Some((name, key_pos, is_merge)) => {
+                    if is_merge {
                         merges.push(node);
                     } else if map.contains_key(&name) {
                         return Err(self.error(key_pos, format!("duplicate key `{name}`")));
@@ -481,6 +487,13 @@ mod tests {
         let d = root.get("derived").unwrap();
         assert_eq!(d.get("x").unwrap().as_i64(), Some(1));
         assert_eq!(d.get("y").unwrap().as_i64(), Some(3));
+    }
+
+    #[test]
+    fn only_a_plain_merge_key_merges() {
+        let root = one("a: &a {x: 1}\nb: {\"<<\": kept, y: 2}\nc: {<<: *a}\n");
+        assert_eq!(root.str_at(&["b", "<<"]), Some("kept"));
+        assert_eq!(root.at(&["c", "x"]).and_then(Node::as_i64), Some(1));
     }
 
     #[test]

@@ -1,1 +1,11 @@
-//! Integration tests.
+//! The integration tests: one binary, driven by the fixtures under `testdata/`.
+//!
+//! - [`fixtures`]: each `testdata/<case>/` is rendered and its exit code, standard error and
+//!   standard output are compared with a reviewed insta snapshot;
+//! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
+//! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings.
+
+mod cli;
+mod fixtures;
+mod support;
+mod yaml11;

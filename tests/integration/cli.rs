@@ -1,0 +1,408 @@
+//! The command-line contract (DECISIONS §3): exit codes, nothing on standard output on
+//! error, diagnostics with file and line, `-o` atomicity, determinism.
+
+use crate::support::{copy_files, repo_root, run, run_with, scratch};
+use std::fs;
+use std::path::Path;
+
+const EXAMPLE: &str = "examples/llama-demo";
+
+/// A repository of `n` InferenceServices over a few namespaces, half auto-selected, with
+/// models and runtimes in separate files.
+fn generated_repo(dir: &Path, n: usize) {
+    let mut runtimes = String::new();
+    for r in 0..5 {
+        runtimes.push_str(&format!(
+            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt-{r}\nspec:\n  \
+             supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n      \
+             modelFramework: {{name: transformers, version: \"4.4{r}.0\"}}\n      modelArchitecture: Arch{r}\n      \
+             autoSelect: true\n      priority: {p}\n  engineConfig:\n    runner:\n      name: ome-container\n      \
+             image: img:{r}\n      args: [\"--served-model-name={{{{.Name}}}}\", --tp-size=1]\n      ports: [{{containerPort: 8080, name: http}}]\n      \
+             resources: {{limits: {{nvidia.com/gpu: \"{g}\"}}}}\n---\n",
+            p = r % 2 + 1,
+            g = r + 1,
+        ));
+    }
+    fs::write(dir.join("runtimes.yaml"), runtimes).unwrap();
+    for m in 0..5 {
+        fs::write(
+            dir.join(format!("model-{m}.yaml")),
+            format!(
+                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: model-{m}\nspec:\n  vendor: v{m}\n  \
+                 modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n  modelFramework: {{name: transformers, version: \"4.4{m}.0\"}}\n  \
+                 modelArchitecture: Arch{m}\n  modelParameterSize: {m}B\n  storage: {{path: /models/m{m}}}\n"
+            ),
+        )
+        .unwrap();
+    }
+    for i in 0..n {
+        let m = i % 5;
+        let runtime = if i % 2 == 0 {
+            format!("  runtime:\n    name: rt-{m}\n")
+        } else {
+            String::new()
+        };
+        fs::write(
+            dir.join(format!("isvc-{i:04}.yaml")),
+            format!(
+                "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns-{}\nspec:\n  \
+                 model:\n    name: model-{m}\n{runtime}  engine:\n    maxReplicas: {}\n",
+                i % 7,
+                i % 4 + 1
+            ),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn renders_the_example_with_exit_zero() {
+    let out = run(&[EXAMPLE]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("kind: Deployment\n"));
+    assert!(
+        out.stderr.contains(
+            "Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn input_errors_exit_1_with_nothing_on_stdout_and_file_line_on_stderr() {
+    let dir = scratch("input-error");
+    copy_files(&repo_root().join(EXAMPLE), &dir, |n| n.to_string());
+    let isvc = fs::read_to_string(dir.join("isvc.yaml")).unwrap();
+    fs::write(
+        dir.join("isvc.yaml"),
+        isvc.replace(
+            "name: llama-3-2-3b-instruct\n  engine",
+            "name: no-such-model\n  engine",
+        ),
+    )
+    .unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .starts_with("error[ome::model::not-found]: referenced model \"no-such-model\""),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("isvc.yaml:9:5]"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("InferenceService/llama-demo/llama-3-2-3b-instruct spec.model.name"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("help: add the model's file to the paths"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn yaml_syntax_errors_name_file_line_and_column() {
+    let dir = scratch("yaml-error");
+    fs::write(
+        dir.join("bad.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: [a, b\n",
+    )
+    .unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.starts_with("error[ome::load::yaml]:"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("bad.yaml:6:1]") || out.stderr.contains("bad.yaml:5:"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn usage_errors_and_missing_paths_exit_2() {
+    let out = run(&["--no-such-flag"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    let out = run(&["does/not/exist"]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.starts_with("error: cannot read does/not/exist"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["explain", EXAMPLE]);
+    assert_eq!(out.code, 2, "explain needs --isvc or --model");
+}
+
+#[test]
+fn strict_turns_warnings_into_errors() {
+    let out = run(&["--strict", EXAMPLE]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.starts_with("error[ome::select::auto-selected]"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn duplicate_objects_name_both_files() {
+    let dir = scratch("duplicates");
+    copy_files(&repo_root().join(EXAMPLE), &dir, |n| n.to_string());
+    fs::copy(dir.join("runtime.yaml"), dir.join("runtime-copy.yaml")).unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .contains("ServingRuntime/llama-demo/sglang-llama-3-2-3b is defined twice"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("runtime.yaml:4:3]"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("runtime-copy.yaml:4:3]"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn rendered_collisions_are_errors_naming_both_inference_services() {
+    let dir = scratch("collision");
+    copy_files(&repo_root().join(EXAMPLE), &dir, |n| n.to_string());
+    // Both names end in the same 20 characters, so OME names both ConfigMaps alike.
+    let isvc = fs::read_to_string(dir.join("isvc.yaml")).unwrap();
+    fs::write(
+        dir.join("isvc-2.yaml"),
+        isvc.replace(
+            "  name: llama-3-2-3b-instruct\n  namespace",
+            "  name: x-llama-3-2-3b-instruct\n  namespace",
+        ),
+    )
+    .unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains(
+            "ConfigMap/llama-demo/modelconfig-lama-3-2-3b-instruct is rendered twice: from InferenceService/llama-demo/llama-3-2-3b-instruct and from InferenceService/llama-demo/x-llama-3-2-3b-instruct"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn output_is_identical_whatever_the_thread_count_and_file_order() {
+    let dir = scratch("determinism");
+    generated_repo(&dir, 200);
+    let path = dir.to_str().unwrap();
+    let one = run_with(&[path], &[("RAYON_NUM_THREADS", "1")], None);
+    let two = run_with(&[path], &[("RAYON_NUM_THREADS", "2")], None);
+    let four = run_with(&[path], &[("RAYON_NUM_THREADS", "4")], None);
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(one.stdout.matches("\nkind: Deployment\n").count(), 200);
+    assert!(one.stdout == two.stdout && two.stdout == four.stdout);
+    assert!(one.stderr == two.stderr && two.stderr == four.stderr);
+
+    // The same objects in files named in the opposite order.
+    let renamed = scratch("determinism-renamed");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for (i, name) in names.iter().enumerate() {
+        fs::copy(
+            dir.join(name),
+            renamed.join(format!("f{:05}.yaml", names.len() - i)),
+        )
+        .unwrap();
+    }
+    let again = run(&[renamed.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout == one.stdout, "output depends on file order");
+}
+
+#[test]
+fn output_dir_is_written_atomically() {
+    let dir = scratch("output-dir");
+    let out_dir = dir.join("rendered");
+    let out = run(&["-o", out_dir.to_str().unwrap(), EXAMPLE]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let mut names: Vec<String> = fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ".ome-render-output",
+            "apps_v1_deployment_llama-3-2-3b-instruct-engine.yaml",
+            "autoscaling_v2_horizontalpodautoscaler_llama-3-2-3b-instruct-engine.yaml",
+            "policy_v1_poddisruptionbudget_llama-3-2-3b-instruct-engine.yaml",
+            "v1_configmap_modelconfig-lama-3-2-3b-instruct.yaml",
+            "v1_namespace_llama-demo.yaml",
+            "v1_service_llama-3-2-3b-instruct-engine.yaml",
+            "v1_service_llama-3-2-3b-instruct.yaml",
+        ]
+    );
+    let stream = run(&[EXAMPLE]).stdout;
+    let deployment =
+        fs::read_to_string(out_dir.join("apps_v1_deployment_llama-3-2-3b-instruct-engine.yaml"))
+            .unwrap();
+    assert!(stream.contains(&deployment));
+
+    // An input error leaves the directory exactly as it was.
+    fs::write(out_dir.join("stale.yaml"), "left here").unwrap();
+    let broken = scratch("output-dir-broken");
+    fs::write(broken.join("bad.yaml"), "a: [").unwrap();
+    let out = run(&["-o", out_dir.to_str().unwrap(), broken.to_str().unwrap()]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        fs::read_to_string(out_dir.join("stale.yaml")).unwrap(),
+        "left here"
+    );
+    assert_eq!(fs::read_dir(&out_dir).unwrap().count(), 9);
+
+    // A successful run replaces the whole directory: the stale file is gone.
+    let out = run(&["-o", out_dir.to_str().unwrap(), EXAMPLE]);
+    assert_eq!(out.code, 0);
+    assert!(!out_dir.join("stale.yaml").exists());
+    assert_eq!(fs::read_dir(&out_dir).unwrap().count(), 8);
+
+    // A directory ome-render did not write is never replaced.
+    let foreign = dir.join("foreign");
+    fs::create_dir_all(&foreign).unwrap();
+    fs::write(foreign.join("keep.txt"), "mine").unwrap();
+    let out = run(&["-o", foreign.to_str().unwrap(), EXAMPLE]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("was not written by ome-render"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(foreign.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    assert!(fs::read_dir(&dir).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("ome-render-new")
+    }));
+}
+
+#[test]
+fn json_format_writes_one_object_per_line() {
+    let yaml = run(&[EXAMPLE]);
+    let json = run(&["--format", "json", EXAMPLE]);
+    assert_eq!(json.code, 0);
+    let lines: Vec<&str> = json.stdout.lines().collect();
+    assert_eq!(lines.len(), yaml.stdout.matches("\nkind: ").count());
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("{\"apiVersion\":") && l.ends_with('}'))
+    );
+    assert!(lines[0].contains("\"kind\":\"Namespace\""));
+}
+
+#[test]
+fn kinds_limits_the_output() {
+    let out = run(&["--kinds", "Deployment,service", EXAMPLE]);
+    assert_eq!(out.code, 0);
+    let kinds: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("kind: "))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["kind: Service", "kind: Service", "kind: Deployment"]
+    );
+}
+
+#[test]
+fn keep_ome_passes_the_consumed_resources_through() {
+    let out = run(&["--keep-ome", EXAMPLE]);
+    assert_eq!(out.code, 0);
+    for kind in ["InferenceService", "ServingRuntime", "ClusterBaseModel"] {
+        assert!(
+            out.stdout.contains(&format!("kind: {kind}\n")),
+            "{kind} missing"
+        );
+    }
+    assert!(!run(&[EXAMPLE]).stdout.contains("kind: InferenceService"));
+}
+
+#[test]
+fn standard_input_renders_like_the_files() {
+    let dir = repo_root().join(EXAMPLE);
+    let mut names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    let stream: Vec<String> = names
+        .iter()
+        .map(|p| fs::read_to_string(p).unwrap())
+        .collect();
+    let out = run_with(&["-"], &[], Some(&stream.join("---\n")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, run(&[EXAMPLE]).stdout);
+    assert!(out.stderr.contains("[<stdin>:"), "{}", out.stderr);
+}
+
+#[test]
+fn github_error_format_writes_workflow_commands() {
+    let out = run(&["--error-format", "github", EXAMPLE]);
+    assert_eq!(out.code, 0);
+    assert_eq!(
+        out.stderr,
+        "::warning file=examples/llama-demo/isvc.yaml,line=9,col=5,title=ome%3A%3Aselect%3A%3Aauto-selected::\
+         InferenceService/llama-demo/llama-3-2-3b-instruct: spec.model.name: Runtime sglang-llama-3-2-3b will be auto-selected for model llama-3-2-3b-instruct\n"
+    );
+}
+
+#[test]
+fn check_validates_without_writing() {
+    let out = run(&["check", EXAMPLE]);
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stdout, "");
+    let out = run(&["check", "--strict", EXAMPLE]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn include_and_exclude_select_walked_files() {
+    let out = run(&["--exclude", "isvc.yaml", EXAMPLE]);
+    assert_eq!(out.code, 0);
+    assert_eq!(
+        out.stdout, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llama-demo\n",
+        "only the Namespace is left"
+    );
+    let out = run(&["--include", "namespace.yaml", EXAMPLE]);
+    assert_eq!(
+        out.stdout,
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llama-demo\n"
+    );
+}

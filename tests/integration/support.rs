@@ -1,0 +1,76 @@
+//! Running the built binary from the repository root, and scratch directories.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What one run printed and how it ended.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `ome-render` in the repository root with `args`, `env` and `stdin`.
+pub fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ome-render"));
+    cmd.args(args)
+        .current_dir(repo_root())
+        .env_remove("NO_COLOR")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("the binary runs");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin is piped")
+            .write_all(text.as_bytes())
+            .expect("stdin accepts the input");
+    }
+    let out = child.wait_with_output().expect("the binary finishes");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+pub fn run(args: &[&str]) -> Output {
+    run_with(args, &[], None)
+}
+
+/// A fresh, empty directory for one test, under `target/`.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = repo_root()
+        .join("target")
+        .join("test-scratch")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Copies every file of `from` (one level) into `to`, renaming each with `rename`.
+pub fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String) {
+    for entry in std::fs::read_dir(from).expect("fixture directory") {
+        let entry = entry.expect("fixture entry");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().expect("file type").is_file() {
+            std::fs::copy(entry.path(), to.join(rename(&name))).expect("copy");
+        }
+    }
+}
