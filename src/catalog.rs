@@ -184,13 +184,22 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
                 let m = BaseModel::read(&obj, None, &mut diags);
                 catalog.cluster_models.insert(obj.name.clone(), m);
             }
-            "ServingRuntime" => {
-                let r = Runtime::read(&obj, Scope::Namespaced, Some(ns()), &mut diags);
-                catalog.runtimes.insert((ns(), obj.name.clone()), r);
-            }
-            "ClusterServingRuntime" => {
-                let r = Runtime::read(&obj, Scope::Cluster, None, &mut diags);
-                catalog.cluster_runtimes.insert(obj.name.clone(), r);
+            "ServingRuntime" | "ClusterServingRuntime" => {
+                diags.extend(crate::model::schema::check_runtime(
+                    &obj.root,
+                    &obj.object_ref(),
+                ));
+                let scope = if obj.kind == "ServingRuntime" {
+                    Scope::Namespaced
+                } else {
+                    Scope::Cluster
+                };
+                let namespace = (scope == Scope::Namespaced).then(ns);
+                let r = Runtime::read(&obj, scope, namespace.clone(), &mut diags);
+                match namespace {
+                    Some(ns) => catalog.runtimes.insert((ns, obj.name.clone()), r),
+                    None => catalog.cluster_runtimes.insert(obj.name.clone(), r),
+                };
             }
             "AcceleratorClass" => {
                 let c = AcceleratorClass::read(&obj, &mut diags);
@@ -206,6 +215,10 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
         .map(|obj| {
             let mut d = Vec::new();
             let isvc = InferenceService::read(obj, default_namespace, &mut d);
+            d.extend(crate::model::schema::check_inference_service(
+                &obj.root,
+                &obj.object_ref(),
+            ));
             (isvc, d)
         })
         .collect();

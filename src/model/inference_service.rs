@@ -99,6 +99,18 @@ impl InferenceService {
             kind: r.str(m, "kind", "spec.model"),
             pos: m.get("name").map_or(m.pos, |n| n.pos),
         });
+        if let Some(m) = model.as_ref().filter(|m| m.name.is_empty()) {
+            r.diags.push(
+                Diagnostic::error(
+                    crate::diagnostics::Code::InvalidField,
+                    "spec.model.name is required",
+                )
+                .at(m.pos)
+                .object(object.clone())
+                .field("spec.model.name")
+                .help("name the BaseModel or ClusterBaseModel to serve"),
+            );
+        }
         let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {
             name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
             kind: r.str(m, "kind", "spec.runtime"),

@@ -11,6 +11,7 @@ pub mod base_model;
 pub(crate) mod fields;
 pub mod inference_service;
 pub mod runtime;
+pub mod schema;
 
 pub use accelerator_class::AcceleratorClass;
 pub use base_model::BaseModel;

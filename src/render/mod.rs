@@ -348,7 +348,8 @@ fn raw_deployment(c: &Component<'_>, diags: &mut Vec<Diagnostic>) -> Option<(Vec
 }
 
 /// The runtime's config merged with the InferenceService's component; the runner is named
-/// as in v1.3 (the InferenceService's name, else the runtime's, else `ome-container`).
+/// as in v1.3 (the InferenceService's name, else the runtime's, else `ome-container`) and
+/// keeps only Container fields.
 fn merge_component(
     isvc: &InferenceService,
     role: Role,
@@ -407,6 +408,9 @@ fn restore_runner_name(merged: &mut Node, config: Option<&Node>, raw: &Node, pat
     if let Some(runner) = node.and_then(Node::as_map_mut) {
         runner.insert("name", Node::str(name));
         runner.move_to_front("name");
+        // Fields a Container doesn't have are dropped, as decoding into OME's types does
+        // (the schema check has warned about them).
+        runner.retain(|k, _| crate::model::schema::is_container_field(k));
     }
 }
 

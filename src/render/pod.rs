@@ -98,6 +98,10 @@ pub const REMOVED_FIELDS: &[(&str, &str)] = &[
     ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
     ("containerConcurrency", "remove it"),
     ("canaryTrafficPercent", "remove it"),
+    (
+        "workers",
+        "use `engineConfig.leader` and `engineConfig.worker` (with `worker.size`)",
+    ),
 ];
 
 /// The name OME gives a runner nobody named.

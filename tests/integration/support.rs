@@ -6,18 +6,18 @@ use std::process::{Command, Stdio};
 
 /// What one run printed and how it ended.
 #[derive(Debug)]
-pub struct Output {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct Output {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Runs `ome-render` in the repository root with `args`, `env` and `stdin`.
-pub fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+pub(crate) fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ome-render"));
     cmd.args(args)
         .current_dir(repo_root())
@@ -49,12 +49,12 @@ pub fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Out
     }
 }
 
-pub fn run(args: &[&str]) -> Output {
+pub(crate) fn run(args: &[&str]) -> Output {
     run_with(args, &[], None)
 }
 
 /// A fresh, empty directory for one test, under `target/`.
-pub fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = repo_root()
         .join("target")
         .join("test-scratch")
@@ -65,7 +65,7 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// Copies every file of `from` (one level) into `to`, renaming each with `rename`.
-pub fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String) {
+pub(crate) fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String) {
     for entry in std::fs::read_dir(from).expect("fixture directory") {
         let entry = entry.expect("fixture entry");
         let name = entry.file_name().to_string_lossy().into_owned();

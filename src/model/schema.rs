@@ -1,0 +1,333 @@
+//! Field names of OME's types (ome.io/v1beta1 as of v1.3), to catch typos: the API server
+//! prunes unknown fields without a word, so a misspelt `nodeSelectr` would silently do
+//! nothing. ome-render warns instead, and leaves the field out as OME would.
+
+use super::fields::join;
+use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::render::pod::{COMPONENT_FIELDS, POD_FIELDS, REMOVED_FIELDS};
+use crate::yaml::Node;
+
+const ISVC_SPEC: &[&str] = &[
+    "deploymentMode",
+    "engine",
+    "decoder",
+    "model",
+    "runtime",
+    "router",
+    "acceleratorSelector",
+    "traffic",
+    "rollout",
+    "scalingPolicy",
+    "placement",
+    "routing",
+    "replicaRefs",
+];
+const MODEL_REF: &[&str] = &["name", "kind", "apiGroup", "fineTunedWeights", "overlays"];
+const RUNTIME_REF: &[&str] = &["name", "kind", "apiGroup", "autoSync", "revision"];
+const ACCELERATOR_SELECTOR: &[&str] = &["acceleratorClass", "constraints", "policy"];
+const RUNTIME_SPEC: &[&str] = &[
+    "supportedModelFormats",
+    "modelSizeRange",
+    "disabled",
+    "routerConfig",
+    "engineConfig",
+    "decoderConfig",
+    "protocolVersions",
+    "scalingPolicy",
+    "acceleratorRequirements",
+    // ServingRuntimePodSpec, inlined.
+    "containers",
+    "volumes",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "labels",
+    "annotations",
+    "imagePullSecrets",
+    "schedulerName",
+    "hostIPC",
+    "dnsPolicy",
+    "hostNetwork",
+];
+const SUPPORTED_FORMAT: &[&str] = &[
+    "name",
+    "version",
+    "modelType",
+    "modelFormat",
+    "modelFramework",
+    "modelArchitecture",
+    "quantization",
+    "diffusionPipeline",
+    "autoSelect",
+    "priority",
+    "acceleratorConfig",
+    "modelCacheProviders",
+];
+/// core/v1 Container: the runner's fields.
+const CONTAINER: &[&str] = &[
+    "name",
+    "image",
+    "command",
+    "args",
+    "workingDir",
+    "ports",
+    "envFrom",
+    "env",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "volumeMounts",
+    "volumeDevices",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "imagePullPolicy",
+    "securityContext",
+    "stdin",
+    "stdinOnce",
+    "tty",
+];
+
+/// Whether `key` is a core/v1 Container field.
+pub fn is_container_field(key: &str) -> bool {
+    CONTAINER.contains(&key)
+}
+
+struct Checker<'a> {
+    object: &'a ObjectRef,
+    diags: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn keys(&mut self, node: Option<&Node>, path: &str, known: &[&str]) {
+        let Some(map) = node.and_then(Node::as_map) else {
+            return;
+        };
+        for (key, value) in map.iter() {
+            if known.contains(&key) {
+                continue;
+            }
+            let field = join(path, key);
+            let diag = match REMOVED_FIELDS.iter().find(|(k, _)| *k == key) {
+                Some((_, help)) => Diagnostic::warning(
+                    Code::UnknownField,
+                    format!("`{key}` was removed in OME v1.3; the API server drops it"),
+                )
+                .help(*help),
+                None => {
+                    let mut d = Diagnostic::warning(
+                        Code::UnknownField,
+                        format!(
+                            "unknown field `{key}`; the API server drops it, so it has no effect"
+                        ),
+                    );
+                    if let Some(close) = closest(key, known) {
+                        d = d.help(format!("did you mean `{close}`?"));
+                    }
+                    d
+                }
+            };
+            self.diags
+                .push(diag.at(value.pos).object(self.object.clone()).field(field));
+        }
+    }
+
+    fn component(&mut self, node: Option<&Node>, path: &str, router: bool) {
+        let known: Vec<&str> = POD_FIELDS
+            .iter()
+            .chain(COMPONENT_FIELDS)
+            .copied()
+            .filter(|k| {
+                if router {
+                    !matches!(
+                        *k,
+                        "leader"
+                            | "worker"
+                            | "topologyKey"
+                            | "topologySpread"
+                            | "topologySpreadKey"
+                            | "acceleratorOverride"
+                    )
+                } else {
+                    *k != "config"
+                }
+            })
+            .collect();
+        self.keys(node, path, &known);
+        let Some(node) = node else { return };
+        self.keys(node.get("runner"), &join(path, "runner"), CONTAINER);
+        if !router {
+            for part in ["leader", "worker"] {
+                let part_path = join(path, part);
+                let mut part_fields: Vec<&str> = POD_FIELDS.to_vec();
+                part_fields.push("runner");
+                if part == "worker" {
+                    part_fields.push("size");
+                }
+                self.keys(node.get(part), &part_path, &part_fields);
+                self.keys(
+                    node.at(&[part, "runner"]),
+                    &join(&part_path, "runner"),
+                    CONTAINER,
+                );
+            }
+            self.keys(
+                node.get("acceleratorOverride"),
+                &join(path, "acceleratorOverride"),
+                ACCELERATOR_SELECTOR,
+            );
+        }
+    }
+}
+
+/// The closest known name, when it is close enough to be a likely typo.
+fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()]
+}
+
+/// Unknown fields of an InferenceService.
+pub fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        object,
+        diags: Vec::new(),
+    };
+    let spec = root.get("spec");
+    c.keys(spec, "spec", ISVC_SPEC);
+    if let Some(spec) = spec {
+        c.keys(spec.get("model"), "spec.model", MODEL_REF);
+        c.keys(spec.get("runtime"), "spec.runtime", RUNTIME_REF);
+        c.keys(
+            spec.get("acceleratorSelector"),
+            "spec.acceleratorSelector",
+            ACCELERATOR_SELECTOR,
+        );
+        c.component(spec.get("engine"), "spec.engine", false);
+        c.component(spec.get("decoder"), "spec.decoder", false);
+        c.component(spec.get("router"), "spec.router", true);
+    }
+    c.diags
+}
+
+/// Unknown fields of a ServingRuntime or ClusterServingRuntime.
+pub fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        object,
+        diags: Vec::new(),
+    };
+    let spec = root.get("spec");
+    c.keys(spec, "spec", RUNTIME_SPEC);
+    if let Some(spec) = spec {
+        for (i, entry) in spec
+            .get("supportedModelFormats")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            c.keys(
+                Some(entry),
+                &format!("spec.supportedModelFormats[{i}]"),
+                SUPPORTED_FORMAT,
+            );
+        }
+        c.component(spec.get("engineConfig"), "spec.engineConfig", false);
+        c.component(spec.get("decoderConfig"), "spec.decoderConfig", false);
+        c.component(spec.get("routerConfig"), "spec.routerConfig", true);
+    }
+    c.diags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_stream;
+
+    fn messages(text: &str, runtime: bool) -> Vec<String> {
+        let root = parse_stream(text, 0).unwrap().remove(0).root;
+        let object = ObjectRef {
+            kind: "X".into(),
+            namespace: None,
+            name: "x".into(),
+        };
+        let diags = if runtime {
+            check_runtime(&root, &object)
+        } else {
+            check_inference_service(&root, &object)
+        };
+        diags
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}: {} ({})",
+                    d.field.clone().unwrap_or_default(),
+                    d.message,
+                    d.help.clone().unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typos_get_a_suggestion_and_removed_fields_a_pointer() {
+        let found = messages(
+            "spec:\n  model: {name: m, modelName: m}\n  engine:\n    nodeSelectr: {a: b}\n    scaleTarget: 50\n    runner: {name: r, imag: x}\n  deployment: {}\n",
+            false,
+        );
+        assert_eq!(
+            found,
+            [
+                "spec.deployment: unknown field `deployment`; the API server drops it, so it has no effect (did you mean `deploymentMode`?)",
+                "spec.model.modelName: unknown field `modelName`; the API server drops it, so it has no effect ()",
+                "spec.engine.nodeSelectr: unknown field `nodeSelectr`; the API server drops it, so it has no effect (did you mean `nodeSelector`?)",
+                "spec.engine.scaleTarget: `scaleTarget` was removed in OME v1.3; the API server drops it (use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`)",
+                "spec.engine.runner.imag: unknown field `imag`; the API server drops it, so it has no effect (did you mean `image`?)",
+            ]
+        );
+    }
+
+    #[test]
+    fn runtimes_and_their_configs_are_checked() {
+        let found = messages(
+            "spec:\n  supportedModelFormats:\n    - {modelFormat: {name: a}, autoselect: true}\n  workers: {size: 2}\n  routerConfig:\n    leader: {}\n",
+            true,
+        );
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(
+            found[0].starts_with("spec.workers: `workers` was removed in OME v1.3"),
+            "{found:?}"
+        );
+        assert!(found[1].contains("did you mean `autoSelect`?"), "{found:?}");
+        assert!(
+            found[2].starts_with("spec.routerConfig.leader: unknown field"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn known_fields_are_quiet() {
+        assert!(messages("spec:\n  model: {name: m}\n  runtime: {name: r, kind: ServingRuntime}\n  engine:\n    minReplicas: 1\n    tolerations: []\n    runner: {name: r, image: x, env: []}\n    leader: {runner: {name: l}}\n    worker: {size: 1}\n  router: {config: {a: b}}\n", false).is_empty());
+    }
+}
