@@ -183,12 +183,16 @@ impl Checker<'_> {
     }
 }
 
-/// The closest known name, when it is close enough to be a likely typo.
+/// The closest known name, when it is close enough to be a likely typo: a few edits away,
+/// or the start of it (`deployment` for `deploymentMode`).
 fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key = key.to_lowercase();
     known
         .iter()
-        .map(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .map(|k| (edit_distance(&key, &k.to_lowercase()), *k))
+        .filter(|(d, k)| {
+            *d <= 2.max(k.len() / 4) || (key.len() >= 4 && k.to_lowercase().starts_with(&key))
+        })
         .min()
         .map(|(_, k)| k)
 }
