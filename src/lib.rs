@@ -17,6 +17,7 @@
 //! [`diagnostics::Diagnostic`]s.
 
 pub mod catalog;
+pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod diagnostics;

@@ -55,6 +55,7 @@ pub fn load_catalog(
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
     let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
     diags.extend(catalog_diags);
+    diags.extend(crate::checks::check_runtimes(&catalog));
     let ok = !diags.iter().any(Diagnostic::is_error);
     Ok((loaded.sources, catalog, settings, diags, ok))
 }

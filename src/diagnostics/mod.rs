@@ -6,6 +6,7 @@
 //! diagnostics at the end, in the format the caller asked for.
 
 pub mod report;
+pub mod suggest;
 
 use crate::yaml::Pos;
 use std::fmt;

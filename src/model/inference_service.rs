@@ -56,6 +56,8 @@ pub struct AcceleratorSelector {
     /// `constraints`, read by the accelerator-class policies.
     pub constraints: Option<Node>,
     pub pos: Pos,
+    /// Where `acceleratorClass` is written.
+    pub class_pos: Option<Pos>,
 }
 
 impl AcceleratorSelector {
@@ -72,6 +74,7 @@ impl AcceleratorSelector {
             policy: r.str(node, "policy", &path),
             constraints: r.map(node, "constraints", &path).cloned(),
             pos: node.pos,
+            class_pos: node.get("acceleratorClass").map(|n| n.pos),
         })
     }
 }

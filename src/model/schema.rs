@@ -3,7 +3,7 @@
 //! nothing. ome-render warns instead, and leaves the field out as OME would.
 
 use super::fields::join;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic, ObjectRef, suggest};
 use crate::render::pod::{COMPONENT_FIELDS, POD_FIELDS, REMOVED_FIELDS};
 use crate::yaml::Node;
 
@@ -124,7 +124,7 @@ impl Checker<'_> {
                             "unknown field `{key}`; the API server drops it, so it has no effect"
                         ),
                     );
-                    if let Some(close) = closest(key, known) {
+                    if let Some(close) = suggest::closest(key, known) {
                         d = d.help(format!("did you mean `{close}`?"));
                     }
                     d
@@ -181,35 +181,6 @@ impl Checker<'_> {
             );
         }
     }
-}
-
-/// The closest known name, when it is close enough to be a likely typo: a few edits away,
-/// or the start of it (`deployment` for `deploymentMode`).
-fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
-    let key = key.to_lowercase();
-    known
-        .iter()
-        .map(|k| (edit_distance(&key, &k.to_lowercase()), *k))
-        .filter(|(d, k)| {
-            *d <= 2.max(k.len() / 4) || (key.len() >= 4 && k.to_lowercase().starts_with(&key))
-        })
-        .min()
-        .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut row = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            row[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(row[j] + 1);
-        }
-        prev = row;
-    }
-    prev[b.len()]
 }
 
 /// Unknown fields of an InferenceService.

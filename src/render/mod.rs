@@ -497,15 +497,33 @@ fn choose_class<'a>(
         }
         Ok(accelerator_policy::ClassChoice::NoClass(_)) => None,
         Err(e) => {
-            let code = match e {
-                accelerator_policy::ClassError::NotLoaded { .. } => Code::AcceleratorClassNotFound,
-                _ => Code::InvalidField,
+            use accelerator_policy::{ClassError, Source};
+            let role = role.as_str();
+            let (code, at, field) = match &e {
+                ClassError::NotLoaded {
+                    source: Source::Selector,
+                    ..
+                } => (
+                    Code::AcceleratorClassNotFound,
+                    isvc.accelerator_selector.as_ref().and_then(|s| s.class_pos),
+                    "spec.acceleratorSelector.acceleratorClass".to_string(),
+                ),
+                ClassError::NotLoaded {
+                    source: Source::ComponentOverride,
+                    ..
+                } => (
+                    Code::AcceleratorClassNotFound,
+                    raw.at(&["acceleratorOverride", "acceleratorClass"])
+                        .map(|n| n.pos),
+                    format!("spec.{role}.acceleratorOverride.acceleratorClass"),
+                ),
+                _ => (Code::InvalidField, None, format!("spec.{role}")),
             };
             diags.push(
                 Diagnostic::error(code, e.to_string())
-                    .at(raw.pos)
+                    .at(at.unwrap_or(raw.pos))
                     .object(isvc.object.clone())
-                    .field(format!("spec.{}", role.as_str()))
+                    .field(field)
                     .help(e.help()),
             );
             None

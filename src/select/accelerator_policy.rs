@@ -414,6 +414,7 @@ fn read_override(
         policy: text("policy")?,
         constraints: None,
         pos: node.pos,
+        class_pos: node.get("acceleratorClass").map(|n| n.pos),
     }))
 }
 
