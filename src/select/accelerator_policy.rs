@@ -913,6 +913,7 @@ mod tests {
             policy: node.str_at(&["policy"]).map(str::to_string),
             constraints: node.get("constraints").cloned(),
             pos: node.pos,
+            class_pos: None,
         }
     }
 
