@@ -4,8 +4,10 @@
 //! - `acceleratorRequirements.acceleratorClasses` naming classes that are not loaded: a
 //!   warning, since classes are cluster infrastructure often kept in another repository
 //!   (DECISIONS #24; `--strict` makes it an error);
-//! - two `autoSelect: true` entries of one runtime with the same `name` and different
-//!   priorities: OME's webhook rejects the runtime, so an error;
+//! - two `autoSelect: true` entries of one runtime with the same `name` (or both unnamed)
+//!   and different priorities: OME's webhook rejects the runtime when it is applied. The
+//!   rendered output does not contain the runtime, so this is a warning, as for unknown
+//!   classes (`--strict` makes both errors);
 //! - an `acceleratorConfig` key that names no class the runtime lists or the inputs define:
 //!   OME ignores it silently; ome-render warns, with the closest class name.
 //!
@@ -80,8 +82,8 @@ fn priorities(runtime: &Runtime, diags: &mut Vec<Diagnostic>) {
                     Scope::Cluster => "clusterservingruntime",
                 };
                 diags.push(
-                    Diagnostic::error(
-                        Code::InvalidField,
+                    Diagnostic::warning(
+                        Code::RuntimePriorities,
                         format!(
                             "different priorities assigned for the model format {} under the {kind} {}",
                             a.name.as_deref().unwrap_or(""),
@@ -92,7 +94,7 @@ fn priorities(runtime: &Runtime, diags: &mut Vec<Diagnostic>) {
                     .object(runtime.object.clone())
                     .field("spec.supportedModelFormats")
                     .related(b.pos, "the other entry")
-                    .help("give autoSelect entries of the same name the same priority"),
+                    .help("OME's webhook rejects this runtime; give autoSelect entries of the same name the same priority"),
                 );
                 return;
             }

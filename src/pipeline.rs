@@ -22,6 +22,8 @@ pub struct Options {
     pub keep_ome: bool,
     /// Only these kinds in the output (all when empty).
     pub kinds: Vec<String>,
+    /// Serialise each object in this format as soon as it is rendered (and free its tree).
+    pub serialise: Option<crate::emit::Format>,
 }
 
 /// The result of a run: objects in output order, and every diagnostic, sorted.
@@ -93,7 +95,17 @@ pub fn run(
             let mut d = Vec::new();
             let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
                 Some(resolution) => {
-                    render::render_inference_service(isvc, &resolution, &catalog, &settings, &mut d)
+                    let mut objects = render::render_inference_service(
+                        isvc,
+                        &resolution,
+                        &catalog,
+                        &settings,
+                        &mut d,
+                    );
+                    if let Some(format) = options.serialise {
+                        objects.iter_mut().for_each(|o| o.serialise(format));
+                    }
+                    objects
                 }
                 None => Vec::new(),
             };
@@ -131,6 +143,9 @@ pub fn run(
                 .iter()
                 .any(|k| k.eq_ignore_ascii_case(&o.kind))
         });
+    }
+    if let Some(format) = options.serialise {
+        crate::emit::serialise_all(&mut objects, format);
     }
     crate::emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);

@@ -119,7 +119,12 @@ pub fn explain(args: &ExplainArgs) -> ExitStatus {
         ExplainFormat::Table => render_table(&rows, source),
         ExplainFormat::Json => render_json(&rows, source),
     };
-    match crate::emit::write_stdout(text.as_bytes()) {
+    let written = {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    match written {
         Ok(()) => ExitStatus::Success,
         Err(e) => fatal(&e.to_string()),
     }

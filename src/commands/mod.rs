@@ -40,6 +40,7 @@ pub(crate) fn options(input: &InputArgs) -> Options {
         namespace: input.namespace.clone(),
         keep_ome: false,
         kinds: Vec::new(),
+        serialise: None,
     }
 }
 

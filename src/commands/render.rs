@@ -13,6 +13,7 @@ pub fn render(args: &RenderArgs) -> ExitStatus {
     let mut opts = options(&args.input);
     opts.keep_ome = args.keep_ome;
     opts.kinds = args.kinds.clone();
+    opts.serialise = Some(args.format.into());
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),
@@ -29,9 +30,7 @@ pub fn render(args: &RenderArgs) -> ExitStatus {
     let clock = Instant::now();
     let written = match &args.output_dir {
         Some(dir) => emit::write_dir(dir, &rendering.objects, format).map_err(|e| e.0),
-        None => {
-            emit::write_stdout(&emit::stream(&rendering.objects, format)).map_err(|e| e.to_string())
-        }
+        None => emit::write_stdout(&rendering.objects, format).map_err(|e| e.to_string()),
     };
     rendering.timings.push(("emit and write", clock.elapsed()));
     if args.timings {

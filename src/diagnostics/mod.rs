@@ -71,6 +71,9 @@ pub enum Code {
     AcceleratorClassUnknown,
     /// An `acceleratorConfig` key that names no class the runtime lists.
     AcceleratorConfigKey,
+    /// autoSelect entries of one name with different priorities (OME's webhook rejects the
+    /// runtime).
+    RuntimePriorities,
     /// A runner is passed as multi-node (leader/worker) and OME v1.3 would run it otherwise.
     MultiNode,
     /// The renderer settings file (`ome-render.yaml`) is invalid.
@@ -106,6 +109,7 @@ impl Code {
             Code::AcceleratorClassNotFound => "ome::accelerator::not-found",
             Code::AcceleratorClassUnknown => "ome::accelerator::unknown-class",
             Code::AcceleratorConfigKey => "ome::accelerator::config-key",
+            Code::RuntimePriorities => "ome::runtime::priorities",
             Code::MultiNode => "ome::render::multi-node",
             Code::Settings => "ome::settings::invalid",
             Code::Internal => "ome::internal",

@@ -24,45 +24,49 @@ pub fn sort(objects: &mut [Rendered]) {
     objects.par_sort_by(order::compare);
 }
 
-fn serialise(node: &crate::yaml::Node, format: Format, out: &mut Vec<u8>) {
+/// Appends one object in `format`.
+pub fn serialise(node: &crate::yaml::Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
         Format::Json => write_json_line(node, out),
     }
 }
 
-/// Objects per serialisation task: big enough to amortise, small enough to balance.
-const CHUNK: usize = 64;
+/// Serialises every object not yet serialised, in parallel.
+pub fn serialise_all(objects: &mut [Rendered], format: Format) {
+    objects.par_iter_mut().for_each(|o| o.serialise(format));
+}
 
-/// The whole stream, serialised in parallel chunks and joined in order.
-pub fn stream(objects: &[Rendered], format: Format) -> Vec<u8> {
-    let chunks: Vec<Vec<u8>> = objects
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(ci, chunk)| {
-            let mut buf = Vec::with_capacity(chunk.len() * 4096);
-            for (j, o) in chunk.iter().enumerate() {
-                if format == Format::Yaml && ci + j > 0 {
-                    buf.extend_from_slice(b"---\n");
-                }
+/// Writes the objects as one stream (YAML documents separated by `---`, or JSON lines).
+/// Objects must have been serialised in `format`.
+pub fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> io::Result<()> {
+    let mut w = io::BufWriter::with_capacity(1 << 20, out);
+    for (i, o) in objects.iter().enumerate() {
+        if format == Format::Yaml && i > 0 {
+            w.write_all(b"---\n")?;
+        }
+        match &o.bytes {
+            Some(bytes) => w.write_all(bytes)?,
+            None => {
+                let mut buf = Vec::new();
                 serialise(&o.node, format, &mut buf);
+                w.write_all(&buf)?;
             }
-            buf
-        })
-        .collect();
-    let mut out = Vec::with_capacity(chunks.iter().map(Vec::len).sum());
-    for c in chunks {
-        out.extend_from_slice(&c);
+        }
     }
+    w.flush()
+}
+
+/// The stream as bytes (for tests and the KRM function).
+pub fn stream(objects: &[Rendered], format: Format) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = write_stream(objects, format, &mut out);
     out
 }
 
 /// Writes the stream to standard output.
-pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
-    let stdout = io::stdout();
-    let mut lock = stdout.lock();
-    lock.write_all(bytes)?;
-    lock.flush()
+pub fn write_stdout(objects: &[Rendered], format: Format) -> io::Result<()> {
+    write_stream(objects, format, &mut io::stdout().lock())
 }
 
 /// The file that marks a directory as ome-render's output, so it can be replaced safely.
@@ -136,10 +140,16 @@ pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(),
         .collect();
     let with_namespace = namespaces.len() > 1;
     let written: Result<(), DirError> = objects.par_iter().try_for_each(|o| {
-        let mut buf = Vec::new();
-        serialise(&o.node, format, &mut buf);
         let path = staging.join(file_name(o, with_namespace, format));
-        std::fs::write(&path, buf).map_err(|e| fail("cannot write", &path, e))
+        let bytes = match &o.bytes {
+            Some(b) => std::borrow::Cow::Borrowed(b.as_slice()),
+            None => {
+                let mut buf = Vec::new();
+                serialise(&o.node, format, &mut buf);
+                std::borrow::Cow::Owned(buf)
+            }
+        };
+        std::fs::write(&path, bytes).map_err(|e| fail("cannot write", &path, e))
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {

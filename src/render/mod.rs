@@ -31,7 +31,10 @@ pub struct Rendered {
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
+    /// The object; replaced by `null` once [`Rendered::serialise`] has written it.
     pub node: Node,
+    /// The object serialised for the output, once the format is known.
+    pub bytes: Option<Vec<u8>>,
     /// The InferenceService it was rendered from; `None` for passed-through objects.
     pub source: Option<ObjectRef>,
 }
@@ -46,7 +49,19 @@ impl Rendered {
             namespace: s(&["metadata", "namespace"]),
             name: s(&["metadata", "name"]).unwrap_or_default(),
             node,
+            bytes: None,
             source,
+        }
+    }
+
+    /// Serialises the object in `format` and frees its tree: the bytes are all the output
+    /// needs, and keeping them instead of the tree halves the memory of a large run.
+    pub fn serialise(&mut self, format: crate::emit::Format) {
+        if self.bytes.is_none() {
+            let mut out = Vec::with_capacity(2048);
+            crate::emit::serialise(&self.node, format, &mut out);
+            self.bytes = Some(out);
+            self.node = Node::made(crate::yaml::Value::Null);
         }
     }
 
