@@ -145,7 +145,7 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
 
     let mut catalog = Catalog::default();
     let mut isvc_objects = Vec::new();
-    for obj in kept {
+    for mut obj in kept {
         if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
             catalog.passthrough.push(obj);
             continue;
@@ -166,11 +166,11 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
             );
             continue;
         }
-        let ns = || {
-            obj.namespace
-                .clone()
-                .unwrap_or_else(|| default_namespace.to_string())
-        };
+        let namespace = obj
+            .namespace
+            .clone()
+            .unwrap_or_else(|| default_namespace.to_string());
+        let ns = || namespace.clone();
         match obj.kind.as_str() {
             "InferenceService" => {
                 isvc_objects.push(obj);
@@ -185,6 +185,7 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
                 catalog.cluster_models.insert(obj.name.clone(), m);
             }
             "ServingRuntime" | "ClusterServingRuntime" => {
+                crate::preset::apply(&mut obj, &mut diags);
                 diags.extend(crate::model::schema::check_runtime(
                     &obj.root,
                     &obj.object_ref(),

@@ -27,6 +27,7 @@ pub mod load;
 pub mod merge;
 pub mod model;
 pub mod pipeline;
+pub mod preset;
 pub mod render;
 pub mod select;
 pub mod settings;

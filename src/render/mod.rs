@@ -355,7 +355,9 @@ fn raw_deployment(c: &Component<'_>, diags: &mut Vec<Diagnostic>) -> Option<(Vec
     ) {
         out.push(hpa);
     }
-    out.push(objects::pdb(c.isvc, &c.names, &c.meta, c.merged));
+    out.extend(objects::pdb(
+        c.isvc, &c.names, &c.meta, c.merged, diags, c.field,
+    ));
     if is_router {
         out.extend(objects::router_rbac(c.isvc, &router_sa, &c.meta));
     }

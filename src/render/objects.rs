@@ -386,12 +386,35 @@ pub fn hpa(
     Some(rendered(isvc, h))
 }
 
+/// The PodDisruptionBudget: the component's `minAvailable` or `maxUnavailable`, else
+/// `maxUnavailable: 1` (the chart's default). Both at once is an error, as in OME v1.3.
 pub fn pdb(
     isvc: &InferenceService,
     names: &ComponentNames<'_>,
     meta: &Meta,
     merged: &Node,
-) -> Rendered {
+    diags: &mut Vec<Diagnostic>,
+    field: &str,
+) -> Option<Rendered> {
+    let min_available = merged.get("minAvailable").filter(|n| !n.is_null());
+    let max_unavailable = merged.get("maxUnavailable").filter(|n| !n.is_null());
+    let budget = match (min_available, max_unavailable) {
+        (Some(a), Some(_)) => {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidField,
+                    "set exactly one of minAvailable or maxUnavailable",
+                )
+                .at(a.pos)
+                .object(isvc.object.clone())
+                .field(format!("{field}.minAvailable")),
+            );
+            return None;
+        }
+        (Some(a), None) => ("minAvailable", a.clone()),
+        (None, Some(b)) => ("maxUnavailable", b.clone()),
+        (None, None) => ("maxUnavailable", Node::int(1)),
+    };
     let mut p = object_meta_map(
         "policy/v1",
         "PodDisruptionBudget",
@@ -399,29 +422,14 @@ pub fn pdb(
         isvc,
         Some((meta.labels_node(), meta.annotations_node())),
     );
-    let mut spec = Map::new();
-    let min_available = merged.get("minAvailable").filter(|n| !n.is_null()).cloned();
-    let max_unavailable = merged
-        .get("maxUnavailable")
-        .filter(|n| !n.is_null())
-        .cloned();
-    match (min_available, max_unavailable) {
-        (None, None) => spec.insert("maxUnavailable", Node::int(1)),
-        (a, b) => {
-            if let Some(a) = a {
-                spec.insert("minAvailable", a);
-            }
-            if let Some(b) = b {
-                spec.insert("maxUnavailable", b);
-            }
-        }
-    }
-    spec.insert(
-        "selector",
-        Node::map(map! { "matchLabels" => app_selector(names.app) }),
+    p.insert(
+        "spec",
+        Node::map(map! {
+            budget.0 => budget.1,
+            "selector" => Node::map(map! { "matchLabels" => app_selector(names.app) }),
+        }),
     );
-    p.insert("spec", Node::map(spec));
-    rendered(isvc, p)
+    Some(rendered(isvc, p))
 }
 
 /// The Service `<isvc>` in front of the router, else the engine (`rendering.md` §7.5).

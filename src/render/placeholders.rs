@@ -41,11 +41,12 @@ pub struct Metadata<'a> {
 }
 
 impl<'a> Metadata<'a> {
-    /// The metadata of `isvc`, with its namespace as written.
+    /// The metadata of `isvc`. An InferenceService written without a namespace is in the
+    /// namespace lookups use (`--namespace`), which is where it would be applied.
     pub fn of(isvc: &'a InferenceService) -> Metadata<'a> {
         Metadata {
             name: &isvc.name,
-            namespace: isvc.namespace.as_deref(),
+            namespace: Some(isvc.namespace.as_deref().unwrap_or(&isvc.lookup_namespace)),
             labels: &isvc.labels,
             annotations: &isvc.annotations,
         }
