@@ -52,14 +52,21 @@ pub fn load_catalog(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<(Sources, Catalog, Settings, Vec<Diagnostic>, bool), LoadError> {
-    let loaded = load::load(&options.load, stdin)?;
+    Ok(catalog_of(load::load(&options.load, stdin)?, options))
+}
+
+/// Builds the catalog of loaded objects.
+fn catalog_of(
+    loaded: load::Loaded,
+    options: &Options,
+) -> (Sources, Catalog, Settings, Vec<Diagnostic>, bool) {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
     let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
     diags.extend(catalog_diags);
     diags.extend(crate::checks::check_runtimes(&catalog));
     let ok = !diags.iter().any(Diagnostic::is_error);
-    Ok((loaded.sources, catalog, settings, diags, ok))
+    (loaded.sources, catalog, settings, diags, ok)
 }
 
 /// Runs the whole pipeline.
@@ -67,22 +74,33 @@ pub fn run(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Rendering, LoadError> {
+    let clock = Instant::now();
+    let loaded = load::load(&options.load, stdin)?;
+    Ok(run_loaded(loaded, options, clock))
+}
+
+/// Renders files given as text: the pipeline without the file system (for tests).
+pub fn render_texts(files: &[(&str, &str)], options: &Options) -> Rendering {
+    run_loaded(load::from_texts(files), options, Instant::now())
+}
+
+/// Runs the pipeline on loaded objects; `clock` started when loading did.
+fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Rendering {
     let mut timings = Vec::new();
-    let mut clock = Instant::now();
     let mut lap = |name: &'static str| {
         timings.push((name, clock.elapsed()));
         clock = Instant::now();
     };
-    let (sources, catalog, settings, mut diags, ok) = load_catalog(options, stdin)?;
+    let (sources, catalog, settings, mut diags, ok) = catalog_of(loaded, options);
     lap("load and catalog");
     if !ok {
         crate::diagnostics::sort(&mut diags);
-        return Ok(Rendering {
+        return Rendering {
             sources,
             objects: Vec::new(),
             diags,
             timings,
-        });
+        };
     }
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
@@ -150,10 +168,10 @@ pub fn run(
     crate::emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);
     lap("check, filter and sort");
-    Ok(Rendering {
+    Rendering {
         sources,
         objects,
         diags,
         timings,
-    })
+    }
 }

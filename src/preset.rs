@@ -157,7 +157,9 @@ pub fn apply(obj: &mut Object, diags: &mut Vec<Diagnostic>) {
                 .at(c.patch)
                 .object(object.clone())
                 .field(format!("spec.{}", c.path))
-                .help("the sglang-pd preset sets this field differently; set the same kind of value"),
+                .help(
+                    "the sglang-pd preset sets this field differently; set the same kind of value",
+                ),
         );
     }
     root.insert("spec", merged);
@@ -193,7 +195,10 @@ mod tests {
         let engine = runner("engineConfig");
         assert_eq!(engine.str_at(&["name"]), Some("ome-container"));
         assert_eq!(engine.str_at(&["image"]), Some("X"));
-        assert!(to_json_string(engine.get("command").unwrap()).contains("\"--disaggregation-bootstrap-port\",\"8998\""));
+        assert!(
+            to_json_string(engine.get("command").unwrap())
+                .contains("\"--disaggregation-bootstrap-port\",\"8998\"")
+        );
         assert_eq!(engine.get("ports").unwrap().as_seq().unwrap().len(), 2);
         let decoder = runner("decoderConfig");
         assert!(to_json_string(decoder.get("command").unwrap()).contains("\"decode\""));
@@ -201,7 +206,12 @@ mod tests {
         let router = runner("routerConfig");
         assert_eq!(router.str_at(&["name"]), Some("router"));
         assert_eq!(router.str_at(&["image"]), Some("Y"));
-        assert_eq!(router.at(&["readinessProbe", "httpGet", "path"]).and_then(Node::as_str), Some("/readiness"));
+        assert_eq!(
+            router
+                .at(&["readinessProbe", "httpGet", "path"])
+                .and_then(Node::as_str),
+            Some("/readiness")
+        );
     }
 
     /// Vector 16: the runtime's command replaces the preset's whole.
@@ -211,19 +221,34 @@ mod tests {
             "metadata: {name: pd, annotations: {ome.io/engine: sglang-pd}}\nspec:\n  engineConfig: {runner: {image: X, command: [python3, -m, sglang.launch_server, --port, \"9000\"]}}\n",
         );
         apply(&mut obj, &mut Vec::new());
-        let command = obj.root.at(&["spec", "engineConfig", "runner", "command"]).unwrap();
-        assert_eq!(to_json_string(command), r#"["python3","-m","sglang.launch_server","--port","9000"]"#);
-        assert!(obj.root.at(&["spec", "engineConfig", "runner", "env"]).is_some());
+        let command = obj
+            .root
+            .at(&["spec", "engineConfig", "runner", "command"])
+            .unwrap();
+        assert_eq!(
+            to_json_string(command),
+            r#"["python3","-m","sglang.launch_server","--port","9000"]"#
+        );
+        assert!(
+            obj.root
+                .at(&["spec", "engineConfig", "runner", "env"])
+                .is_some()
+        );
     }
 
     /// Vector 17.
     #[test]
     fn unknown_presets_are_errors_and_empty_is_nothing() {
-        let mut obj = object("metadata: {name: pd, annotations: {ome.io/engine: vllm-pd}}\nspec: {}\n");
+        let mut obj =
+            object("metadata: {name: pd, annotations: {ome.io/engine: vllm-pd}}\nspec: {}\n");
         let mut diags = Vec::new();
         apply(&mut obj, &mut diags);
-        assert_eq!(diags[0].message, "unknown ome.io/engine value \"vllm-pd\" (known: sglang-pd)");
-        let mut obj = object("metadata: {name: pd, annotations: {ome.io/engine: \"\"}}\nspec: {}\n");
+        assert_eq!(
+            diags[0].message,
+            "unknown ome.io/engine value \"vllm-pd\" (known: sglang-pd)"
+        );
+        let mut obj =
+            object("metadata: {name: pd, annotations: {ome.io/engine: \"\"}}\nspec: {}\n");
         let before = obj.root.clone();
         apply(&mut obj, &mut Vec::new());
         assert_eq!(obj.root, before);

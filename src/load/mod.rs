@@ -88,11 +88,38 @@ pub fn load(
         }
     }
 
+    Ok(parse_files(sources, files, diags))
+}
+
+/// Loads files given as text (path, text): the same parsing, without touching the file
+/// system. For tests, and for input that arrives as text.
+pub fn from_texts(files: &[(&str, &str)]) -> Loaded {
+    let mut sources = Sources::new();
+    let inputs = files
+        .iter()
+        .map(|(path, text)| {
+            let text: Arc<str> = Arc::from(*text);
+            let id = sources.add((*path).to_string(), text.clone());
+            let input = Input {
+                path: None,
+                display: (*path).to_string(),
+                is_settings: *path == SETTINGS_FILE,
+            };
+            (id, input, text)
+        })
+        .collect();
+    parse_files(sources, inputs, Vec::new())
+}
+
+fn parse_files(
+    sources: Sources,
+    files: Vec<(u32, Input, Arc<str>)>,
+    diags: Vec<Diagnostic>,
+) -> Loaded {
     let parsed: Vec<objects::FileObjects> = files
         .par_iter()
         .map(|(id, input, text)| objects::read_file(*id, input, text))
         .collect();
-
     let mut loaded = Loaded {
         sources,
         diags,
@@ -105,5 +132,5 @@ pub fn load(
             loaded.settings = Some(settings);
         }
     }
-    Ok(loaded)
+    loaded
 }

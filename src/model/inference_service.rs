@@ -102,7 +102,10 @@ impl InferenceService {
             kind: r.str(m, "kind", "spec.model"),
             pos: m.get("name").map_or(m.pos, |n| n.pos),
         });
-        for (key, what) in [("fineTunedWeights", "fine-tuned weights"), ("overlays", "model overlays")] {
+        for (key, what) in [
+            ("fineTunedWeights", "fine-tuned weights"),
+            ("overlays", "model overlays"),
+        ] {
             if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
                 r.diags.push(
                     Diagnostic::error(

@@ -10,6 +10,8 @@ pub mod names;
 pub mod objects;
 pub mod placeholders;
 pub mod pod;
+#[cfg(test)]
+mod tests;
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};

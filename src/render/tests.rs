@@ -1,0 +1,414 @@
+//! Table tests of rendering (`rendering.md` §10, vectors 23–41 as they apply to v1.3),
+//! each rendering a small input end to end and checking the objects.
+
+use crate::diagnostics::Diagnostic;
+use crate::pipeline::{Options, Rendering, render_texts};
+use crate::yaml::Node;
+use crate::yaml::emit::to_json_string;
+
+fn render(yaml: &str) -> Rendering {
+    let options = Options {
+        namespace: "default".into(),
+        ..Options::default()
+    };
+    render_texts(&[("in.yaml", yaml)], &options)
+}
+
+fn errors(r: &Rendering) -> Vec<&str> {
+    r.diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.message.as_str())
+        .collect()
+}
+
+fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
+    let found = r.objects.iter().find(|o| o.kind == kind && o.name == name);
+    &found
+        .unwrap_or_else(|| panic!("no {kind}/{name}; errors: {:?}", errors(r)))
+        .node
+}
+
+fn json(node: Option<&Node>) -> String {
+    node.map_or_else(|| "absent".to_string(), to_json_string)
+}
+
+const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  storage: {path: /models/base}\n---\n";
+
+fn runtime(engine_config: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: test-runtime\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n  engineConfig:\n{engine_config}---\n"
+    )
+}
+
+fn isvc(spec: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: test-isvc\n  namespace: ns\n  labels: {{custom-label: x}}\n  annotations: {{custom-annotation: y}}\nspec:\n  model: {{name: base-model}}\n  runtime: {{name: test-runtime}}\n{spec}"
+    )
+}
+
+fn container(r: &Rendering) -> &Node {
+    object(r, "Deployment", "test-isvc-engine")
+        .at(&["spec", "template", "spec", "containers"])
+        .and_then(Node::as_seq)
+        .and_then(|c| c.first())
+        .expect("a container")
+}
+
+/// Vector 33, with v1.3's annotations and DECISIONS #4.
+#[test]
+fn metadata_of_component_objects() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    runner: {name: ome-container, image: i}\n"),
+        isvc("  engine:\n    labels: {engine-label: l}\n    annotations: {engine-annotation: a}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let d = object(&r, "Deployment", "test-isvc-engine");
+    assert_eq!(
+        json(d.at(&["metadata", "labels"])),
+        r#"{"app":"test-isvc-engine","base-model-name":"base-model","base-model-size":"LARGE","base-model-type":"Serving","base-model-vendor":"meta","component":"engine","custom-label":"x","engine-label":"l","fine-tuned-serving":"false","ome.io/inferenceservice":"test-isvc","serving-runtime":"test-runtime"}"#
+    );
+    assert_eq!(
+        json(d.at(&["metadata", "annotations"])),
+        r#"{"custom-annotation":"y","engine-annotation":"a","ome.io/base-model-format":"safetensors","ome.io/base-model-format-version":"1.0","ome.io/base-model-name":"base-model","ome.io/base-model-vendor":"meta","ome.io/deploymentMode":"RawDeployment","ome.io/serving-runtime":"test-runtime"}"#
+    );
+    // The same metadata on the pod template, HPA and PDB; the Service's labels too.
+    for (kind, path) in [
+        (
+            "Deployment",
+            &["spec", "template", "metadata", "labels"][..],
+        ),
+        ("HorizontalPodAutoscaler", &["metadata", "labels"]),
+        ("PodDisruptionBudget", &["metadata", "labels"]),
+        ("Service", &["metadata", "labels"]),
+    ] {
+        assert_eq!(
+            json(object(&r, kind, "test-isvc-engine").at(path)),
+            json(d.at(&["metadata", "labels"])),
+            "{kind}"
+        );
+    }
+}
+
+/// Vector 35: a component with containers and no runner: no MODEL_PATH, the model-ready
+/// node selector, and a Service of the same name.
+#[test]
+fn containers_without_a_runner() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    containers: [{name: server, image: i}]\n"),
+        isvc("  engine: {}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let c = container(&r);
+    assert_eq!(c.get("env"), None);
+    assert_eq!(
+        c.get("readinessProbe"),
+        None,
+        "only ome-container gets OME's probe"
+    );
+    let d = object(&r, "Deployment", "test-isvc-engine");
+    assert_eq!(
+        json(d.at(&["spec", "template", "spec", "nodeSelector"])),
+        r#"{"models.ome.io/clusterbasemodel.base-model":"Ready"}"#
+    );
+    assert!(
+        r.objects
+            .iter()
+            .any(|o| o.kind == "Service" && o.name == "test-isvc-engine")
+    );
+}
+
+/// Vector 41 (and MRC1, vector 32): the runner merged into the same-named container.
+#[test]
+fn runner_placed_into_its_container() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(
+            "    containers:\n      - {name: ome-container, image: test-image, args: [--a], env: [{name: RUNTIME_ENV, value: r}], resources: {requests: {cpu: 500m}}}\n    runner:\n      name: ome-container\n      command: [/bin/bash]\n      args: [-c, echo hello]\n      env: [{name: CUSTOM_ENV, value: c}]\n      resources: {requests: {memory: 2Gi}, limits: {memory: 4Gi}}\n"
+        ),
+        isvc("  engine: {}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let d = object(&r, "Deployment", "test-isvc-engine");
+    let containers = d
+        .at(&["spec", "template", "spec", "containers"])
+        .and_then(Node::as_seq)
+        .unwrap();
+    assert_eq!(containers.len(), 1);
+    let c = &containers[0];
+    assert_eq!(c.str_at(&["image"]), Some("test-image"));
+    assert_eq!(json(c.get("args")), r#"["--a","-c","echo hello"]"#);
+    let env: Vec<&str> = c
+        .get("env")
+        .and_then(Node::as_seq)
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.str_at(&["name"]))
+        .collect();
+    // MODEL_PATH is added to the runner before it is placed, so it comes with the runner's
+    // own variables, before the container's (vector 41's verified order, plus MODEL_PATH).
+    assert_eq!(env, ["CUSTOM_ENV", "MODEL_PATH", "RUNTIME_ENV"]);
+    assert_eq!(
+        json(c.at(&["resources", "requests"])),
+        r#"{"cpu":"500m","memory":"2Gi"}"#
+    );
+    assert_eq!(json(c.at(&["resources", "limits"])), r#"{"memory":"4Gi"}"#);
+}
+
+/// Vector 26 as v1.3 has it: an InferenceService runner without a name keeps the runtime's;
+/// the rest merges field by field.
+#[test]
+fn unnamed_runner_keeps_the_runtimes_name() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(
+            "    runner:\n      name: decoder-runner\n      image: i\n      command: [/bin/decode]\n      args: [--mode, streaming]\n      volumeMounts: [{name: models, mountPath: /models}]\n"
+        ),
+        isvc(
+            "  engine:\n    runner:\n      args: [--mode, batch, --batch-size, \"64\"]\n      volumeMounts: [{name: cache, mountPath: /cache}, {name: models, mountPath: /models}]\n      resources: {requests: {nvidia.com/gpu: 1}}\n"
+        )
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let c = container(&r);
+    assert_eq!(c.str_at(&["name"]), Some("decoder-runner"));
+    assert_eq!(json(c.get("command")), r#"["/bin/decode"]"#);
+    assert_eq!(
+        json(c.get("args")),
+        r#"["--mode","batch","--batch-size","64"]"#
+    );
+    let mounts: Vec<&str> = c
+        .get("volumeMounts")
+        .and_then(Node::as_seq)
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.str_at(&["name"]))
+        .collect();
+    assert_eq!(mounts, ["cache", "models", "base-model"]);
+    assert_eq!(
+        json(c.at(&["resources", "requests"])),
+        r#"{"nvidia.com/gpu":1}"#
+    );
+    // Neither side names it: ome-container, with OME's readiness probe.
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    runner: {image: i}\n"),
+        isvc("  engine: {}\n")
+    ));
+    assert_eq!(container(&r).str_at(&["name"]), Some("ome-container"));
+    assert_eq!(
+        json(container(&r).get("readinessProbe")),
+        r#"{"tcpSocket":{"port":8080}}"#
+    );
+}
+
+/// Vectors 19 and 23: replica bounds and autoscaling from the merged component.
+#[test]
+fn replicas_and_autoscaling() {
+    let hpa = |runtime_part: &str, isvc_part: &str| {
+        let r = render(&format!(
+            "{MODEL}{}{}",
+            runtime(runtime_part),
+            isvc(isvc_part)
+        ));
+        assert_eq!(errors(&r), Vec::<&str>::new());
+        json(object(&r, "HorizontalPodAutoscaler", "test-isvc-engine").get("spec"))
+    };
+    let runner = "    runner: {name: ome-container, image: i}\n";
+    assert!(
+        hpa(
+            &format!("{runner}    minReplicas: 1\n    maxReplicas: 3\n"),
+            "  engine: {minReplicas: 2, maxReplicas: 10}\n"
+        )
+        .contains(r#""minReplicas":2,"maxReplicas":10"#)
+    );
+    assert!(
+        hpa(
+            &format!("{runner}    minReplicas: 1\n"),
+            "  engine: {maxReplicas: 5}\n"
+        )
+        .contains(r#""minReplicas":1,"maxReplicas":5"#)
+    );
+    // Nothing set: 1..3 (DECISIONS #10); min == max still gets an HPA (DECISIONS #11).
+    assert!(hpa(runner, "  engine: {}\n").contains(r#""minReplicas":1,"maxReplicas":3"#));
+    assert!(
+        hpa(runner, "  engine: {minReplicas: 2, maxReplicas: 2}\n")
+            .contains(r#""minReplicas":2,"maxReplicas":2"#)
+    );
+    // v1.3 autoscaler block.
+    assert!(hpa(runner, "  engine:\n    autoscaler:\n      class: HPA\n      hpa:\n        metrics: [{type: Resource, resource: {name: memory, target: {type: Utilization, averageUtilization: 60}}}]\n").contains(r#""name":"memory""#));
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(runner),
+        isvc("  engine: {autoscaler: {class: External}}\n")
+    ));
+    assert!(
+        !r.objects
+            .iter()
+            .any(|o| o.kind == "HorizontalPodAutoscaler")
+    );
+}
+
+/// Vector 40: OME's readiness probe and strategy defaults.
+#[test]
+fn deployment_defaults() {
+    let probe = |ports: &str| {
+        let r = render(&format!(
+            "{MODEL}{}{}",
+            runtime(&format!(
+                "    runner: {{name: ome-container, image: i{ports}}}\n"
+            )),
+            isvc("  engine: {}\n")
+        ));
+        json(container(&r).get("readinessProbe"))
+    };
+    assert_eq!(probe(""), r#"{"tcpSocket":{"port":8080}}"#);
+    assert_eq!(
+        probe(", ports: [{containerPort: 9000}]"),
+        r#"{"tcpSocket":{"port":9000}}"#
+    );
+    assert_eq!(
+        probe(", readinessProbe: {exec: {command: [ok]}}"),
+        r#"{"exec":{"command":["ok"]}}"#
+    );
+    let strategy = |spec: &str| {
+        let r = render(&format!(
+            "{MODEL}{}{}",
+            runtime("    runner: {name: ome-container, image: i}\n"),
+            isvc(spec)
+        ));
+        json(object(&r, "Deployment", "test-isvc-engine").at(&["spec", "strategy"]))
+    };
+    assert_eq!(
+        strategy("  engine: {}\n"),
+        r#"{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}"#
+    );
+    assert_eq!(
+        strategy("  engine: {deploymentStrategy: {type: Recreate}}\n"),
+        r#"{"type":"Recreate"}"#
+    );
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    runner: {name: ome-container, image: i}\n"),
+        isvc("  engine: {}\n")
+    ));
+    assert_eq!(
+        object(&r, "Deployment", "test-isvc-engine").at(&["spec", "replicas"]),
+        None
+    );
+}
+
+/// Vector 36: class resources over the runtime's, unless the InferenceService's runner sets
+/// resources; vector 27: leader and worker merge.
+#[test]
+fn class_resources_and_multinode_merge() {
+    let classes = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: gpu-class}\nspec:\n  resources: [{name: nvidia.com/gpu, quantity: \"2\"}]\n---\n";
+    let runtime_with_classes = |engine: &str| {
+        runtime(engine).replace(
+            "  engineConfig:\n",
+            "  acceleratorRequirements: {acceleratorClasses: [gpu-class]}\n  engineConfig:\n",
+        )
+    };
+    let base = "    runner: {name: ome-container, image: i, resources: {requests: {cpu: \"4\", memory: 8Gi}}}\n";
+    let r = render(&format!(
+        "{MODEL}{classes}{}{}",
+        runtime_with_classes(base),
+        isvc("  acceleratorSelector: {acceleratorClass: gpu-class}\n  engine: {}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    assert_eq!(
+        json(container(&r).get("resources")),
+        r#"{"requests":{"cpu":"4","memory":"8Gi","nvidia.com/gpu":"2"},"limits":{"nvidia.com/gpu":"2"}}"#
+    );
+    let r = render(&format!(
+        "{MODEL}{classes}{}{}",
+        runtime_with_classes(base),
+        isvc(
+            "  acceleratorSelector: {acceleratorClass: gpu-class}\n  engine:\n    runner: {resources: {requests: {cpu: \"2\", memory: 4Gi}}}\n"
+        )
+    ));
+    assert_eq!(
+        json(container(&r).get("resources")),
+        r#"{"requests":{"cpu":"2","memory":"4Gi"}}"#
+    );
+
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(
+            "    leader: {nodeSelector: {node-role: leader}, runner: {name: leader, image: l}}\n    worker: {size: 2, runner: {name: worker, image: runtime-worker:v1}}\n"
+        ),
+        isvc(
+            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    worker: {size: 4, runner: {image: isvc-worker:v2, resources: {requests: {nvidia.com/gpu: 1}}}}\n"
+        )
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let lws = object(&r, "LeaderWorkerSet", "lws-test-isvc-engine");
+    assert_eq!(
+        lws.at(&["spec", "leaderWorkerTemplate", "size"])
+            .and_then(Node::as_i64),
+        Some(5)
+    );
+    let worker = lws
+        .at(&[
+            "spec",
+            "leaderWorkerTemplate",
+            "workerTemplate",
+            "spec",
+            "containers",
+        ])
+        .and_then(Node::as_seq)
+        .unwrap();
+    assert_eq!(worker[0].str_at(&["image"]), Some("isvc-worker:v2"));
+    assert_eq!(worker[0].str_at(&["name"]), Some("worker"));
+    let leader = lws
+        .at(&["spec", "leaderWorkerTemplate", "leaderTemplate", "spec"])
+        .unwrap();
+    assert_eq!(
+        leader.str_at(&["nodeSelector", "node-role"]),
+        Some("leader")
+    );
+    assert_eq!(
+        leader.at(&["containers"]).and_then(Node::as_seq).unwrap()[0].get("readinessProbe"),
+        None
+    );
+    assert!(
+        r.diags
+            .iter()
+            .all(|d: &Diagnostic| d.code != crate::diagnostics::Code::MultiNode),
+        "declared MultiNode: no warning"
+    );
+    // PARALLELISM_SIZE: GPUs per pod × (1 + workers).
+    assert!(to_json_string(&worker[0]).contains(r#"{"name":"PARALLELISM_SIZE","value":"5"}"#));
+}
+
+/// Vector 38/39 through the renderer: long names are hashed.
+#[test]
+fn long_names_are_truncated() {
+    let name = "a-very-long-inferenceservice-name-for-testing-truncation-rules";
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    runner: {name: ome-container, image: i}\n"),
+        isvc("  engine: {}\n").replace("name: test-isvc", &format!("name: {name}"))
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let service = r
+        .objects
+        .iter()
+        .find(|o| o.kind == "Service" && o.name != name)
+        .unwrap();
+    assert_eq!(
+        service.name,
+        "a1159f34-erenceservice-name-for-testing-truncation-rules-engine"
+    );
+    assert!(
+        r.objects
+            .iter()
+            .any(|o| o.kind == "Deployment" && o.name == format!("{name}-engine"))
+    );
+    assert!(
+        r.objects
+            .iter()
+            .any(|o| o.kind == "ConfigMap" && o.name == "modelconfig-ing-truncation-rules")
+    );
+}
