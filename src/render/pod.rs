@@ -262,6 +262,27 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
         .get("runner")
         .filter(|r| r.as_map().is_some())
         .cloned();
+    // The lists the steps below extend must be lists (or absent): anything else would be
+    // replaced, silently losing what was written.
+    for key in ["env", "volumeMounts", "ports", "args", "command"] {
+        if let Some(n) = runner
+            .as_ref()
+            .and_then(|r| r.get(key))
+            .filter(|n| !n.is_null() && n.as_seq().is_none())
+        {
+            diags.push(
+                problem(
+                    Code::InvalidField,
+                    format!("`{key}` must be a list"),
+                    Some(n),
+                    &format!("spec.{role}.runner.{key}"),
+                    inputs,
+                )
+                .help(format!("write `{key}` as a YAML list")),
+            );
+            return None;
+        }
+    }
     if let Some(runner) = runner.as_mut().and_then(Node::as_map_mut) {
         if serves_model && let Some(path) = storage.model_path() {
             append_env_if_absent(runner, "MODEL_PATH", path);
@@ -346,6 +367,32 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
         }
         None => 0,
     };
+
+    // Every container needs an image: an auto-selected runtime that relies on its parent for
+    // it would otherwise render a pod the API server rejects.
+    for (i, c) in containers.iter().enumerate() {
+        if c.str_at(&["image"]).is_none_or(str::is_empty) {
+            let name = c.str_at(&["name"]).unwrap_or("");
+            let inherits = if i == runner_index {
+                "; an auto-selected runtime is used without what it inherits, so name an inheriting runtime in spec.runtime.name"
+            } else {
+                ""
+            };
+            diags.push(
+                problem(
+                    Code::InvalidField,
+                    format!("container `{name}` of the {role} has no image"),
+                    Some(c).filter(|c| !c.pos.is_none()).or(inputs.raw),
+                    &format!("spec.{role}"),
+                    inputs,
+                )
+                .help(format!(
+                    "set `image` on the runner (in the runtime or the InferenceService){inherits}"
+                )),
+            );
+            return None;
+        }
+    }
 
     // Placeholders, in the runner container only.
     let data = placeholders::Metadata::of(inputs.isvc);
