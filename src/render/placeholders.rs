@@ -29,6 +29,7 @@
 use crate::model::InferenceService;
 use crate::yaml::{Map, Node, Pos, Value};
 use std::fmt;
+use std::fmt::Write as _;
 
 /// What a placeholder can read: the InferenceService's metadata.
 #[derive(Clone, Copy, Debug)]
@@ -279,7 +280,7 @@ fn walk(node: &mut Node, meta: &Metadata<'_>, path: &mut String, errors: &mut Ve
         Value::Seq(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                let _ = write!(path, "[{i}]");
                 walk(item, meta, path, errors);
                 path.truncate(len);
             }
