@@ -3,7 +3,7 @@
 //! check → filter and order. Shared by `render`, `check` and the KRM function.
 
 use crate::catalog::{self, Catalog};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::Diagnostic;
 use crate::load::{self, LoadError, LoadOptions};
 use crate::render::{self, Rendered};
 use crate::select::resolve::{Resolver, resolve};
@@ -36,37 +36,43 @@ pub struct Rendering {
     pub timings: Vec<(&'static str, Duration)>,
 }
 
-impl Rendering {
+/// The inputs, catalogued: what every command starts from.
+pub struct Catalogued {
+    pub sources: Sources,
+    pub catalog: Catalog,
+    pub settings: Settings,
+    /// The diagnostics of loading and cataloguing. When they hold errors, later stages
+    /// would only report their consequences, so commands stop here.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Catalogued {
     pub fn has_errors(&self) -> bool {
         self.diags.iter().any(Diagnostic::is_error)
     }
-
-    pub fn count(&self, severity: Severity) -> usize {
-        self.diags.iter().filter(|d| d.severity == severity).count()
-    }
 }
 
-/// Loads the inputs and builds the catalog; `None` when loading reported errors, since
-/// later stages would only report their consequences.
+/// Loads the inputs and builds the catalog.
 pub fn load_catalog(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
-) -> Result<(Sources, Catalog, Settings, Vec<Diagnostic>, bool), LoadError> {
+) -> Result<Catalogued, LoadError> {
     Ok(catalog_of(load::load(&options.load, stdin)?, options))
 }
 
 /// Builds the catalog of loaded objects.
-fn catalog_of(
-    loaded: load::Loaded,
-    options: &Options,
-) -> (Sources, Catalog, Settings, Vec<Diagnostic>, bool) {
+fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
     let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
     diags.extend(catalog_diags);
     diags.extend(crate::checks::check_runtimes(&catalog));
-    let ok = !diags.iter().any(Diagnostic::is_error);
-    (loaded.sources, catalog, settings, diags, ok)
+    Catalogued {
+        sources: loaded.sources,
+        catalog,
+        settings,
+        diags,
+    }
 }
 
 /// Runs the whole pipeline.
@@ -91,9 +97,16 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         timings.push((name, clock.elapsed()));
         clock = Instant::now();
     };
-    let (sources, catalog, settings, mut diags, ok) = catalog_of(loaded, options);
+    let catalogued = catalog_of(loaded, options);
+    let failed = catalogued.has_errors();
+    let Catalogued {
+        sources,
+        catalog,
+        settings,
+        mut diags,
+    } = catalogued;
     lap("load and catalog");
-    if !ok {
+    if failed {
         crate::diagnostics::sort(&mut diags);
         return Rendering {
             sources,

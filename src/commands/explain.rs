@@ -13,12 +13,18 @@ use std::io::Write;
 
 pub fn explain(args: &ExplainArgs) -> ExitStatus {
     let opts = options(&args.input);
-    let (sources, catalog, _settings, mut diags, ok) =
-        match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
-            Ok(r) => r,
-            Err(e) => return fatal(&e.to_string()),
-        };
-    if !ok {
+    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
+        Ok(c) => c,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    let failed = catalogued.has_errors();
+    let crate::pipeline::Catalogued {
+        sources,
+        catalog,
+        mut diags,
+        ..
+    } = catalogued;
+    if failed {
         report(&mut diags, &sources, &args.input);
         return ExitStatus::InputErrors;
     }
