@@ -62,8 +62,10 @@ for sample in $(grep -l "runtime:" -r "$catalog/samples" | sort); do
   fi
 done
 echo "catalog-check: $dups duplicate runtime names reported; $ok samples rendered; $refused_ok refused as OME refuses them; $bad unexpected"
-if command -v kubernetes-validate >/dev/null; then
-  kubernetes-validate --strict -k 1.33.0 "$work/all.yaml" >"$work/validate.txt" 2>&1 || { grep -v "^INFO" "$work/validate.txt" | head -20; exit 1; }
+validate=target/python-tools/bin/kubernetes-validate   # installed by `cargo test`
+[ -x "$validate" ] || validate=$(command -v kubernetes-validate || true)
+if [ -n "$validate" ]; then
+  "$validate" --strict -k 1.33.0 "$work/all.yaml" >"$work/validate.txt" 2>&1 || { grep -v "^INFO" "$work/validate.txt" | head -20; exit 1; }
   echo "catalog-check: $(grep -c 'passed for resource' "$work/validate.txt") rendered objects pass kubernetes-validate --strict"
 fi
 [ "$bad" -eq 0 ]

@@ -74,3 +74,46 @@ pub(crate) fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String
         }
     }
 }
+
+/// The Python tools the tests run (PyYAML, a YAML 1.1 reader, and kubernetes-validate),
+/// installed once into a virtual environment under `target/`, so `cargo test` works on a
+/// fresh machine. Returns the environment's `bin` directory.
+pub(crate) fn python_tools() -> &'static Path {
+    static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let venv = repo_root().join("target").join("python-tools");
+        let bin = venv.join("bin");
+        let ready = bin.join("kubernetes-validate").exists()
+            && Command::new(bin.join("python3"))
+                .args(["-c", "import yaml"])
+                .status()
+                .is_ok_and(|s| s.success());
+        if !ready {
+            let status = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .expect("python3 runs");
+            assert!(
+                status.success(),
+                "python3 -m venv {} failed",
+                venv.display()
+            );
+            let status = Command::new(bin.join("pip"))
+                .args([
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "pyyaml>=6",
+                    "kubernetes-validate>=1.33",
+                ])
+                .status()
+                .expect("pip runs");
+            assert!(
+                status.success(),
+                "installing PyYAML and kubernetes-validate failed"
+            );
+        }
+        bin
+    })
+}

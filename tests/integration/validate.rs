@@ -1,9 +1,9 @@
 //! The rendered objects pass the Kubernetes API schemas (`kubernetes-validate --strict`,
 //! offline, Kubernetes 1.33): no unknown fields, no wrong types. Kinds without a bundled
-//! schema (a LeaderWorkerSet) are reported and skipped by the tool. `.ci/run` installs it;
-//! without it this test fails.
+//! schema (a LeaderWorkerSet) are reported and skipped by the tool, which is installed under
+//! `target/` on first use.
 
-use crate::support::run;
+use crate::support::{python_tools, run};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -22,13 +22,13 @@ fn rendered_objects_pass_the_api_schemas() {
     for path in RENDERED {
         let out = run(&[path]);
         assert_eq!(out.code, 0, "{path}: {}", out.stderr);
-        let mut child = Command::new("kubernetes-validate")
+        let mut child = Command::new(python_tools().join("kubernetes-validate"))
             .args(["--strict", "-k", "1.33.0", "-"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("kubernetes-validate runs (install it with `pip install kubernetes-validate`)");
+            .expect("kubernetes-validate runs");
         child
             .stdin
             .take()

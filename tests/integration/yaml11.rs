@@ -2,9 +2,9 @@
 //!
 //! kubectl reads manifests with YAML 1.1 rules, where unquoted `yes`, `on`, `NO` are
 //! booleans, `0755` is octal and `~` is null. PyYAML implements the same rules, so the test
-//! feeds it the rendered stream. `.ci/run` installs PyYAML; without it this test fails.
+//! feeds it the rendered stream (PyYAML is installed under `target/` on first use).
 
-use crate::support::{run, scratch};
+use crate::support::{python_tools, run, scratch};
 use std::process::Command;
 
 const TRICKY: &[&str] = &[
@@ -76,7 +76,7 @@ import sys, json, yaml
 doc = yaml.safe_load(sys.stdin.read())
 print(json.dumps(doc["data"], sort_keys=True))
 "#;
-    let py = Command::new("python3")
+    let py = Command::new(python_tools().join("python3"))
         .args(["-c", script])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -92,7 +92,7 @@ print(json.dumps(doc["data"], sort_keys=True))
     let result = py.wait_with_output().unwrap();
     assert!(
         result.status.success(),
-        "PyYAML could not read the output (install it with `pip install pyyaml`):\n{}",
+        "PyYAML could not read the output:\n{}",
         String::from_utf8_lossy(&result.stderr)
     );
     let parsed = String::from_utf8(result.stdout).unwrap();
