@@ -35,30 +35,6 @@ impl Sources {
     pub fn path(&self, pos: Pos) -> Option<&str> {
         self.get(pos.file).map(|f| f.path.as_str())
     }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (u32, &SourceFile)> {
-        self.files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (u32::try_from(i).unwrap_or(u32::MAX), f))
-    }
-
-    /// `path:line:col` for messages, or `<input>` when the position is unknown.
-    pub fn describe(&self, pos: Pos) -> String {
-        match self.path(pos) {
-            Some(path) if !pos.is_none() => format!("{path}:{}:{}", pos.line, pos.col + 1),
-            Some(path) => path.to_string(),
-            None => "<input>".to_string(),
-        }
-    }
 }
 
 /// The byte offset of a 1-based line and 0-based character column in `text`.

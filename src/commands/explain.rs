@@ -115,11 +115,9 @@ pub fn explain(args: &ExplainArgs) -> ExitStatus {
         return ExitStatus::Success;
     }
     let rows = resolver.index.explain(model, &request);
-    let source = |pos| {
-        sources
-            .describe(pos)
-            .rsplit_once(':')
-            .map_or_else(|| sources.describe(pos), |(p, _)| p.to_string())
+    let source = |pos: crate::yaml::Pos| match sources.path(pos) {
+        Some(path) => format!("{path}:{}", pos.line),
+        None => "-".to_string(),
     };
     let text = match args.format {
         ExplainFormat::Table => render_table(&rows, source),
