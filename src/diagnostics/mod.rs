@@ -22,8 +22,6 @@ pub enum Severity {
 /// new codes. `CONTRIBUTING.md` says how to add one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Code {
-    /// A path given on the command line could not be read.
-    ReadFailed,
     /// A file is not valid UTF-8.
     NotUtf8,
     /// YAML or JSON syntax error.
@@ -78,14 +76,11 @@ pub enum Code {
     MultiNode,
     /// The renderer settings file (`ome-render.yaml`) is invalid.
     Settings,
-    /// A failure of the tool itself, such as an output directory it cannot write.
-    Internal,
 }
 
 impl Code {
     pub fn as_str(self) -> &'static str {
         match self {
-            Code::ReadFailed => "ome::load::read",
             Code::NotUtf8 => "ome::load::utf8",
             Code::YamlSyntax => "ome::load::yaml",
             Code::NotAnObject => "ome::load::not-an-object",
@@ -112,7 +107,6 @@ impl Code {
             Code::RuntimePriorities => "ome::runtime::priorities",
             Code::MultiNode => "ome::render::multi-node",
             Code::Settings => "ome::settings::invalid",
-            Code::Internal => "ome::internal",
         }
     }
 }
