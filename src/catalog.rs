@@ -88,16 +88,6 @@ impl Catalog {
             Scope::Cluster => self.cluster_runtimes.get(name),
         }
     }
-
-    /// Every runtime visible from `namespace`: its ServingRuntimes, then all
-    /// ClusterServingRuntimes, each in name order.
-    pub fn visible_runtimes<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Runtime> {
-        self.runtimes
-            .range((namespace.to_string(), String::new())..)
-            .take_while(move |((ns, _), _)| ns == namespace)
-            .map(|(_, r)| r)
-            .chain(self.cluster_runtimes.values())
-    }
 }
 
 /// What makes two objects the same object in a cluster: API group, kind, namespace, name.

@@ -83,7 +83,6 @@ pub struct MetaInputs<'a> {
     pub isvc: &'a InferenceService,
     /// The merged component (its `labels` and `annotations`).
     pub component: &'a Node,
-    pub component_name: &'a str,
     /// `engine`, `decoder` or `router`.
     pub role: &'a str,
     pub runtime_name: &'a str,

@@ -202,11 +202,10 @@ pub fn render_inference_service(
             }
         };
         let full_name = names::component_name(&isvc.name, role.as_str());
-        let app = names::truncate_name(&full_name, names::MAX_NAME_LENGTH);
+        let app = names::component_service_name(&isvc.name, role.as_str());
         let meta = component_meta(&MetaInputs {
             isvc,
             component: &merged,
-            component_name: &full_name,
             role: role.as_str(),
             runtime_name: resolution.runtime_name,
             model: resolution.model,

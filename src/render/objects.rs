@@ -238,6 +238,13 @@ fn autoscaling(
     default_target: i64,
     field: &str,
 ) -> Result<Autoscaling, Diagnostic> {
+    // Where an annotation was written: the component's wins over the InferenceService's.
+    let annotation_pos = |key: &str| {
+        merged
+            .at(&["annotations", key])
+            .or_else(|| isvc.annotations.get(key))
+            .map_or(isvc.pos, |n| n.pos)
+    };
     let error = |message: String, at: Option<&Node>, f: String| {
         let mut d = Diagnostic::error(Code::UnsupportedMode, message)
             .object(isvc.object.clone())
@@ -296,13 +303,15 @@ fn autoscaling(
                 "KEDA autoscaling renders a KEDA ScaledObject, which ome-render does not render yet".into(),
                 None,
                 "metadata.annotations.ome.io/autoscalerClass".into(),
-            ));
+            )
+            .at(annotation_pos("ome.io/autoscalerClass")));
         }
         Some(other) => {
             return Err(Diagnostic::error(
                 Code::InvalidField,
                 format!("ome.io/autoscalerClass must be hpa, keda or external, not `{other}`"),
             )
+            .at(annotation_pos("ome.io/autoscalerClass"))
             .object(isvc.object.clone())
             .field("metadata.annotations.ome.io/autoscalerClass"));
         }
@@ -315,6 +324,7 @@ fn autoscaling(
                 Code::InvalidField,
                 format!("ome.io/metrics must be cpu or memory, not `{other}`"),
             )
+            .at(annotation_pos("ome.io/metrics"))
             .object(isvc.object.clone())
             .field("metadata.annotations.ome.io/metrics"));
         }
@@ -327,6 +337,7 @@ fn autoscaling(
                     Code::InvalidField,
                     format!("ome.io/targetUtilizationPercentage must be a number from 1 to 100, not `{v}`"),
                 )
+                .at(annotation_pos("ome.io/targetUtilizationPercentage"))
                 .object(isvc.object.clone())
                 .field("metadata.annotations.ome.io/targetUtilizationPercentage"));
             }

@@ -15,7 +15,7 @@ use crate::merge::{args, strategic};
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService};
 use crate::settings::Settings;
-use crate::yaml::{Map, Node};
+use crate::yaml::{Map, Node, Pos};
 
 /// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
 pub const POD_FIELDS: &[&str] = &[
@@ -232,17 +232,14 @@ pub type Problems = Vec<Diagnostic>;
 fn problem(
     code: Code,
     message: impl Into<String>,
-    node: Option<&Node>,
+    pos: Pos,
     field: &str,
     inputs: &PodInputs<'_>,
 ) -> Diagnostic {
-    let mut d = Diagnostic::error(code, message)
+    Diagnostic::error(code, message)
+        .at(pos)
         .object(inputs.isvc.object.clone())
-        .field(field.to_string());
-    if let Some(n) = node {
-        d = d.at(n.pos);
-    }
-    d
+        .field(field.to_string())
 }
 
 /// Builds the pod template spec. Problems are pushed to `diags`; the pod is still returned
@@ -274,7 +271,7 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                 problem(
                     Code::InvalidField,
                     format!("`{key}` must be a list"),
-                    Some(n),
+                    n.pos,
                     &format!("spec.{role}.runner.{key}"),
                     inputs,
                 )
@@ -289,9 +286,12 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
         }
         if let Some(config) = inputs.accelerator_config {
             for (name, value) in &config.environment_override {
-                if let Err(d) = set_env(runner, name, value) {
-                    diags.push(problem(Code::InvalidMerge, d, None, &format!("spec.{role}.runner.env"), inputs)
-                        .help("the class's environmentOverride sets `value` on a variable that uses `valueFrom`"));
+                if let Err((message, pos)) = set_env(runner, name, value) {
+                    diags.push(
+                        problem(Code::InvalidMerge, message, pos, &format!("spec.{role}.runner.env"), inputs)
+                            .related(config.pos, "the class's environmentOverride sets it here")
+                            .help("the class's environmentOverride sets `value` on a variable that uses `valueFrom`"),
+                    );
                 }
             }
         }
@@ -310,14 +310,19 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                 let gpus = gpu_count(runner, &inputs.settings.accelerator_resources);
                 if gpus > 0 && inputs.pods_per_replica > 0 {
                     let value = (gpus * inputs.pods_per_replica).to_string();
-                    if let Err(d) = set_env(runner, "PARALLELISM_SIZE", &value) {
-                        diags.push(problem(
-                            Code::InvalidMerge,
-                            d,
-                            None,
-                            &format!("spec.{role}.runner.env"),
-                            inputs,
-                        ));
+                    if let Err((message, pos)) = set_env(runner, "PARALLELISM_SIZE", &value) {
+                        diags.push(
+                            problem(
+                                Code::InvalidMerge,
+                                message,
+                                pos,
+                                &format!("spec.{role}.runner.env"),
+                                inputs,
+                            )
+                            .help(
+                                "OME sets PARALLELISM_SIZE itself; remove it from the runner's env",
+                            ),
+                        );
                     }
                 }
             }
@@ -357,7 +362,7 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                 problem(
                     Code::InvalidField,
                     format!("the {role} has no runner and no containers"),
-                    inputs.raw,
+                    inputs.raw.map_or(Pos::NONE, |r| r.pos),
                     &format!("spec.{role}"),
                     inputs,
                 )
@@ -382,7 +387,11 @@ pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
                 problem(
                     Code::InvalidField,
                     format!("container `{name}` of the {role} has no image"),
-                    Some(c).filter(|c| !c.pos.is_none()).or(inputs.raw),
+                    if c.pos.is_none() {
+                        inputs.raw.map_or(Pos::NONE, |r| r.pos)
+                    } else {
+                        c.pos
+                    },
                     &format!("spec.{role}"),
                     inputs,
                 )
@@ -479,16 +488,18 @@ fn append_env_if_absent(container: &mut Map, name: &str, value: &str) {
 
 /// Sets an env var's `value`, or appends the var. A var that takes its value from
 /// `valueFrom` can't also have a `value`: that is an error.
-fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), String> {
+fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), (String, Pos)> {
     let env = env_list(container);
     match env.iter_mut().find(|e| e.str_at(&["name"]) == Some(name)) {
         Some(item) => {
+            let pos = item.pos;
             let m = item
                 .as_map_mut()
-                .ok_or_else(|| format!("env var {name} is not a map"))?;
+                .ok_or_else(|| (format!("env var {name} is not a map"), pos))?;
             if m.get("valueFrom").is_some_and(|v| !v.is_null()) {
-                return Err(format!(
-                    "env var {name} would have both `value` and `valueFrom`"
+                return Err((
+                    format!("env var {name} would have both `value` and `valueFrom`"),
+                    pos,
                 ));
             }
             m.insert("value", Node::str(value));

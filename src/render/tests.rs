@@ -248,6 +248,25 @@ fn replicas_and_autoscaling() {
             .iter()
             .any(|o| o.kind == "HorizontalPodAutoscaler")
     );
+    // A bad annotation is an error at the line that sets it, and nothing is rendered.
+    let text = format!(
+        "{MODEL}{}{}",
+        runtime(runner),
+        isvc("  engine:\n    annotations:\n      ome.io/targetUtilizationPercentage: \"high\"\n")
+    );
+    let r = render(&text);
+    let d = r.diags.iter().find(|d| d.is_error()).expect("an error");
+    assert_eq!(
+        d.message,
+        "ome.io/targetUtilizationPercentage must be a number from 1 to 100, not `high`"
+    );
+    let line = text
+        .lines()
+        .position(|l| l.contains("targetUtilizationPercentage"))
+        .unwrap()
+        + 1;
+    assert_eq!(d.pos.map(|p| p.line as usize), Some(line));
+    assert!(r.objects.is_empty());
 }
 
 /// Vector 40: OME's readiness probe and strategy defaults.
