@@ -15,12 +15,12 @@ use crate::model::{Runtime, RuntimeSpec, Scope};
 use std::collections::BTreeMap;
 
 /// The most runtimes a chain may hold, the runtime itself included.
-pub const MAX_DEPTH: usize = 5;
+pub(crate) const MAX_DEPTH: usize = 5;
 
 /// Identifies a runtime: scope, namespace (empty for cluster scope) and name.
-pub type RuntimeKey = (Scope, String, String);
+pub(crate) type RuntimeKey = (Scope, String, String);
 
-pub fn key(runtime: &Runtime) -> RuntimeKey {
+pub(crate) fn key(runtime: &Runtime) -> RuntimeKey {
     (
         runtime.scope,
         runtime.namespace.clone().unwrap_or_default(),
@@ -30,7 +30,7 @@ pub fn key(runtime: &Runtime) -> RuntimeKey {
 
 /// The merged specs of every runtime that inherits, and each chain (root first).
 #[derive(Debug, Default)]
-pub struct Inherited {
+pub(crate) struct Inherited {
     specs: BTreeMap<RuntimeKey, RuntimeSpec>,
     chains: BTreeMap<RuntimeKey, Vec<String>>,
     /// Runtimes whose chain is broken; InferenceServices naming them fail.
@@ -39,20 +39,12 @@ pub struct Inherited {
 
 impl Inherited {
     /// The spec an InferenceService naming `runtime` is rendered from.
-    pub fn spec<'a>(&'a self, runtime: &'a Runtime) -> Result<&'a RuntimeSpec, &'a str> {
+    pub(crate) fn spec<'a>(&'a self, runtime: &'a Runtime) -> Result<&'a RuntimeSpec, &'a str> {
         let k = key(runtime);
         if let Some(error) = self.broken.get(&k) {
             return Err(error);
         }
         Ok(self.specs.get(&k).unwrap_or(&runtime.spec))
-    }
-
-    /// The chain of a runtime, root first, ending with the runtime itself.
-    pub fn chain(&self, runtime: &Runtime) -> Vec<String> {
-        self.chains
-            .get(&key(runtime))
-            .cloned()
-            .unwrap_or_else(|| vec![runtime.name.clone()])
     }
 }
 
@@ -108,7 +100,7 @@ fn chain<'a>(catalog: &'a Catalog, leaf: &'a Runtime) -> Result<Vec<&'a Runtime>
 
 /// Resolves every runtime that inherits. Broken chains and invalid merges are errors, as
 /// OME's runtime webhook rejects such a runtime.
-pub fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
+pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
     let mut out = Inherited::default();
     let mut diags = Vec::new();
     let runtimes = catalog

@@ -16,20 +16,25 @@
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.
 
-pub mod catalog;
-pub mod checks;
+pub(crate) mod catalog;
 pub mod cli;
-pub mod commands;
-pub mod diagnostics;
-pub mod emit;
-pub mod inherit;
-pub mod load;
-pub mod merge;
-pub mod model;
-pub mod pipeline;
-pub mod preset;
-pub mod render;
-pub mod select;
-pub mod settings;
-pub mod source;
-pub mod yaml;
+pub(crate) mod commands;
+pub(crate) mod diagnostics;
+pub(crate) mod emit;
+pub(crate) mod inherit;
+pub(crate) mod load;
+pub(crate) mod merge;
+pub(crate) mod model;
+pub(crate) mod pipeline;
+pub(crate) mod render;
+pub(crate) mod rendered;
+pub(crate) mod select;
+pub(crate) mod source;
+pub(crate) mod yaml;
+
+pub use commands::ExitStatus;
+
+/// Runs the command the command line asks for.
+pub fn run(cli: &cli::Cli) -> ExitStatus {
+    commands::run(cli)
+}

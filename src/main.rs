@@ -1,21 +1,15 @@
 //! The `ome-render` binary: parses arguments and hands over to the library.
 
 use clap::Parser;
-use ome_render::cli::{Cli, Command};
-use ome_render::commands::{explain, render};
+use ome_render::cli::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let status = match &cli.command {
-        None => render::render(&cli.render),
-        Some(Command::Check(input)) => render::check(input),
-        Some(Command::Explain(args)) => explain::explain(args),
-    };
-    ExitCode::from(status.code())
+    ExitCode::from(ome_render::run(&cli).code())
 }
 
 // The pipeline allocates many small trees on several threads; mimalloc handles that far
-// better than glibc's allocator (see BENCHMARKS.md).
+// better than glibc's allocator (BENCHMARKS.md, "What made it fast").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

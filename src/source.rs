@@ -6,39 +6,39 @@ use crate::yaml::Pos;
 use std::sync::Arc;
 
 #[derive(Debug)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     /// The path as the user wrote it (joined with the walked names), or `<stdin>`.
-    pub path: String,
-    pub text: Arc<str>,
+    pub(crate) path: String,
+    pub(crate) text: Arc<str>,
 }
 
 #[derive(Debug, Default)]
-pub struct Sources {
+pub(crate) struct Sources {
     files: Vec<SourceFile>,
 }
 
 impl Sources {
-    pub fn new() -> Sources {
+    pub(crate) fn new() -> Sources {
         Sources::default()
     }
 
     /// Adds a file and returns its index.
-    pub fn add(&mut self, path: String, text: Arc<str>) -> u32 {
+    pub(crate) fn add(&mut self, path: String, text: Arc<str>) -> u32 {
         self.files.push(SourceFile { path, text });
         u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
     }
 
-    pub fn get(&self, file: u32) -> Option<&SourceFile> {
+    pub(crate) fn get(&self, file: u32) -> Option<&SourceFile> {
         self.files.get(file as usize)
     }
 
-    pub fn path(&self, pos: Pos) -> Option<&str> {
+    pub(crate) fn path(&self, pos: Pos) -> Option<&str> {
         self.get(pos.file).map(|f| f.path.as_str())
     }
 }
 
 /// The byte offset of a 1-based line and 0-based character column in `text`.
-pub fn byte_offset(text: &str, line: u32, col: u32) -> usize {
+pub(crate) fn byte_offset(text: &str, line: u32, col: u32) -> usize {
     let mut offset = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line as usize {

@@ -11,7 +11,7 @@ use crate::select::request::Request;
 use crate::select::resolve::Resolver;
 use std::io::Write;
 
-pub fn explain(args: &ExplainArgs) -> ExitStatus {
+pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
     let opts = options(&args.input);
     let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
         Ok(c) => c,

@@ -1,10 +1,10 @@
 //! The entry modes: `render` (the default), `check` and `explain`. Each turns parsed
 //! arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
-pub mod explain;
-pub mod render;
+pub(crate) mod explain;
+pub(crate) mod render;
 
-use crate::cli::{ColorArg, InputArgs};
+use crate::cli::{Cli, ColorArg, Command, InputArgs};
 use crate::diagnostics::report::{ErrorFormat, render as render_report};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::load::LoadOptions;
@@ -27,6 +27,15 @@ impl ExitStatus {
             ExitStatus::InputErrors => 1,
             ExitStatus::Failure => 2,
         }
+    }
+}
+
+/// Runs the command of a parsed command line.
+pub(crate) fn run(cli: &Cli) -> ExitStatus {
+    match &cli.command {
+        None => render::render(&cli.render),
+        Some(Command::Check(input)) => render::check(input),
+        Some(Command::Explain(args)) => explain::explain(args),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::pipeline;
 use std::io::Write;
 use std::time::Instant;
 
-pub fn render(args: &RenderArgs) -> ExitStatus {
+pub(crate) fn render(args: &RenderArgs) -> ExitStatus {
     let mut opts = options(&args.input);
     opts.keep_ome = args.keep_ome;
     opts.kinds = args.kinds.clone();
@@ -53,7 +53,7 @@ pub fn render(args: &RenderArgs) -> ExitStatus {
     }
 }
 
-pub fn check(input: &InputArgs) -> ExitStatus {
+pub(crate) fn check(input: &InputArgs) -> ExitStatus {
     let opts = options(input);
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,

@@ -5,14 +5,14 @@
 //! (`kind/namespace/name`), the field path and a help line. [`report`] renders the collected
 //! diagnostics at the end, in the format the caller asked for.
 
-pub mod report;
-pub mod suggest;
+pub(crate) mod report;
+pub(crate) mod suggest;
 
 use crate::yaml::Pos;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
     Note,
@@ -21,7 +21,7 @@ pub enum Severity {
 /// The stable code of each kind of diagnostic. Codes never change meaning; new problems get
 /// new codes. `CONTRIBUTING.md` says how to add one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Code {
+pub(crate) enum Code {
     /// A file is not valid UTF-8.
     NotUtf8,
     /// YAML or JSON syntax error.
@@ -79,7 +79,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Code::NotUtf8 => "ome::load::utf8",
             Code::YamlSyntax => "ome::load::yaml",
@@ -120,10 +120,10 @@ impl fmt::Display for Code {
 /// A Kubernetes object as users name it: `kind/namespace/name`, or `kind/name` for
 /// cluster-scoped objects and objects written without a namespace.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ObjectRef {
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
+pub(crate) struct ObjectRef {
+    pub(crate) kind: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: String,
 }
 
 impl fmt::Display for ObjectRef {
@@ -137,25 +137,25 @@ impl fmt::Display for ObjectRef {
 
 /// A second place a diagnostic points at, such as the first definition of a duplicate.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Related {
-    pub pos: Pos,
-    pub message: String,
+pub(crate) struct Related {
+    pub(crate) pos: Pos,
+    pub(crate) message: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub code: Code,
-    pub message: String,
-    pub pos: Option<Pos>,
-    pub object: Option<ObjectRef>,
-    pub field: Option<String>,
-    pub help: Option<String>,
-    pub related: Vec<Related>,
+pub(crate) struct Diagnostic {
+    pub(crate) severity: Severity,
+    pub(crate) code: Code,
+    pub(crate) message: String,
+    pub(crate) pos: Option<Pos>,
+    pub(crate) object: Option<ObjectRef>,
+    pub(crate) field: Option<String>,
+    pub(crate) help: Option<String>,
+    pub(crate) related: Vec<Related>,
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn new(severity: Severity, code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity,
             code,
@@ -168,42 +168,42 @@ impl Diagnostic {
         }
     }
 
-    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Error, code, message)
     }
 
-    pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Warning, code, message)
     }
 
-    pub fn note(code: Code, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn note(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(Severity::Note, code, message)
     }
 
     /// Points at an input position; a renderer-made position is ignored.
-    pub fn at(mut self, pos: Pos) -> Diagnostic {
+    pub(crate) fn at(mut self, pos: Pos) -> Diagnostic {
         if !pos.is_none() {
             self.pos = Some(pos);
         }
         self
     }
 
-    pub fn object(mut self, object: ObjectRef) -> Diagnostic {
+    pub(crate) fn object(mut self, object: ObjectRef) -> Diagnostic {
         self.object = Some(object);
         self
     }
 
-    pub fn field(mut self, field: impl Into<String>) -> Diagnostic {
+    pub(crate) fn field(mut self, field: impl Into<String>) -> Diagnostic {
         self.field = Some(field.into());
         self
     }
 
-    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self
     }
 
-    pub fn related(mut self, pos: Pos, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn related(mut self, pos: Pos, message: impl Into<String>) -> Diagnostic {
         if !pos.is_none() {
             self.related.push(Related {
                 pos,
@@ -213,14 +213,14 @@ impl Diagnostic {
         self
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 }
 
 /// Diagnostics in a stable order: by file, line, column, then code and message, so the
 /// report never depends on thread scheduling.
-pub fn sort(diags: &mut [Diagnostic]) {
+pub(crate) fn sort(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| {
         let key = |d: &Diagnostic| {
             d.pos

@@ -10,7 +10,7 @@ use miette::{
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ErrorFormat {
+pub(crate) enum ErrorFormat {
     /// miette's graphical report: a header, the source lines with a label, the help.
     #[default]
     Human,
@@ -21,7 +21,12 @@ pub enum ErrorFormat {
 }
 
 /// Renders every diagnostic, in order, as one string for standard error.
-pub fn render(diags: &[Diagnostic], sources: &Sources, format: ErrorFormat, color: bool) -> String {
+pub(crate) fn render(
+    diags: &[Diagnostic],
+    sources: &Sources,
+    format: ErrorFormat,
+    color: bool,
+) -> String {
     let mut out = String::new();
     for d in diags {
         match format {

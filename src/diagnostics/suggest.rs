@@ -2,7 +2,7 @@
 
 /// The known name closest to `name` (ignoring case), when close enough to be a likely typo:
 /// a few edits away, or the start of it (`deployment` for `deploymentMode`).
-pub fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+pub(crate) fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     let name = name.to_lowercase();
     known
         .iter()

@@ -1,16 +1,20 @@
-//! Emitting: order the objects, serialise them (in parallel, order kept) and write them to
-//! standard output or, atomically, to a directory. The only module that writes files.
+//! Emitting: check the output as a whole, order the objects, serialise them (in parallel,
+//! order kept) and write them to standard output or, atomically, to a directory. The only
+//! module that writes files.
 
-pub mod order;
+pub(crate) mod checks;
+pub(crate) mod order;
 
-use crate::render::Rendered;
+use crate::rendered::{Body, Rendered};
+use crate::yaml::Node;
 use crate::yaml::emit::{write_json_line, write_yaml};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Format {
+pub(crate) enum Format {
     /// A multi-document YAML stream, documents separated by `---`.
     #[default]
     Yaml,
@@ -20,62 +24,69 @@ pub enum Format {
 
 /// Sorts into the output order. Identities are unique (collisions are errors), so the
 /// order is total and independent of the input order.
-pub fn sort(objects: &mut [Rendered]) {
+pub(crate) fn sort(objects: &mut [Rendered]) {
     objects.par_sort_by(order::compare);
 }
 
-/// Appends one object in `format`.
-pub fn serialise(node: &crate::yaml::Node, format: Format, out: &mut Vec<u8>) {
+/// Appends one object tree in `format`.
+fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
         Format::Json => write_json_line(node, out),
     }
 }
 
+/// Serialises the object in `format`, replacing its tree by the bytes. The caller knows the
+/// format before it renders, so each object is serialised once, right after it is built.
+pub(crate) fn serialise(object: &mut Rendered, format: Format) {
+    if let Body::Tree(node) = &object.body {
+        let mut out = Vec::with_capacity(2048);
+        write_tree(node, format, &mut out);
+        object.body = Body::Bytes(out);
+    }
+}
+
 /// Serialises every object not yet serialised, in parallel.
-pub fn serialise_all(objects: &mut [Rendered], format: Format) {
-    objects.par_iter_mut().for_each(|o| o.serialise(format));
+pub(crate) fn serialise_all(objects: &mut [Rendered], format: Format) {
+    objects.par_iter_mut().for_each(|o| serialise(o, format));
+}
+
+/// The object's bytes in `format`: its serialised body, or its tree serialised now.
+fn bytes(object: &Rendered, format: Format) -> Cow<'_, [u8]> {
+    match &object.body {
+        Body::Bytes(bytes) => Cow::Borrowed(bytes),
+        Body::Tree(node) => {
+            let mut out = Vec::new();
+            write_tree(node, format, &mut out);
+            Cow::Owned(out)
+        }
+    }
 }
 
 /// Writes the objects as one stream (YAML documents separated by `---`, or JSON lines).
-/// Objects must have been serialised in `format`.
-pub fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> io::Result<()> {
+fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> io::Result<()> {
     let mut w = io::BufWriter::with_capacity(1 << 20, out);
     for (i, o) in objects.iter().enumerate() {
         if format == Format::Yaml && i > 0 {
             w.write_all(b"---\n")?;
         }
-        match &o.bytes {
-            Some(bytes) => w.write_all(bytes)?,
-            None => {
-                let mut buf = Vec::new();
-                serialise(&o.node, format, &mut buf);
-                w.write_all(&buf)?;
-            }
-        }
+        w.write_all(&bytes(o, format))?;
     }
     w.flush()
 }
 
-/// The stream as bytes (for tests and the KRM function).
-pub fn stream(objects: &[Rendered], format: Format) -> Vec<u8> {
-    let mut out = Vec::new();
-    let _ = write_stream(objects, format, &mut out);
-    out
-}
-
 /// Writes the stream to standard output.
-pub fn write_stdout(objects: &[Rendered], format: Format) -> io::Result<()> {
+pub(crate) fn write_stdout(objects: &[Rendered], format: Format) -> io::Result<()> {
     write_stream(objects, format, &mut io::stdout().lock())
 }
 
 /// The file that marks a directory as ome-render's output, so it can be replaced safely.
-pub const OUTPUT_MARKER: &str = ".ome-render-output";
+pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
 
 /// kustomize's `-o DIR` file name: `[<namespace>_]<group>_<version>_<kind>_<name>.yaml`,
 /// lower-cased, with the namespace when the namespaced objects span more than one
 /// namespace (objects without a namespace never get one, as in kustomize).
-pub fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
+pub(crate) fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
     let mut name = String::new();
     if with_namespace && let Some(ns) = &o.namespace {
         name.push_str(ns);
@@ -96,12 +107,12 @@ pub fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
 
 /// Why an output directory could not be written.
 #[derive(Debug)]
-pub struct DirError(pub String);
+pub(crate) struct DirError(pub(crate) String);
 
 /// Replaces `dir` with one file per object, atomically: everything is written to a new
 /// directory beside it, which then takes its place. An existing `dir` is replaced only if
 /// it is empty or was written by ome-render (it holds [`OUTPUT_MARKER`]).
-pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), DirError> {
+pub(crate) fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), DirError> {
     let fail =
         |what: &str, p: &Path, e: io::Error| DirError(format!("{what} {}: {e}", p.display()));
     if dir.exists() {
@@ -141,15 +152,7 @@ pub fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(),
     let with_namespace = namespaces.len() > 1;
     let written: Result<(), DirError> = objects.par_iter().try_for_each(|o| {
         let path = staging.join(file_name(o, with_namespace, format));
-        let bytes = match &o.bytes {
-            Some(b) => std::borrow::Cow::Borrowed(b.as_slice()),
-            None => {
-                let mut buf = Vec::new();
-                serialise(&o.node, format, &mut buf);
-                std::borrow::Cow::Owned(buf)
-            }
-        };
-        std::fs::write(&path, bytes).map_err(|e| fail("cannot write", &path, e))
+        std::fs::write(&path, bytes(o, format)).map_err(|e| fail("cannot write", &path, e))
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {

@@ -1,7 +1,7 @@
 //! The output order: kustomize's legacy kind order (what Flux applies and reviewers see),
 //! then API group/version/kind for kinds outside the list, then namespace and name.
 
-use crate::render::Rendered;
+use crate::rendered::Rendered;
 use std::cmp::Ordering;
 
 /// kustomize's `SortOrderTransformer` legacy order: these kinds first, in this order…
@@ -46,7 +46,7 @@ fn rank(kind: &str) -> usize {
 }
 
 /// Compares two objects for the output order.
-pub fn compare(a: &Rendered, b: &Rendered) -> Ordering {
+pub(crate) fn compare(a: &Rendered, b: &Rendered) -> Ordering {
     rank(&a.kind)
         .cmp(&rank(&b.kind))
         .then_with(|| gvk(a).cmp(&gvk(b)))

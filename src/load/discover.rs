@@ -10,24 +10,24 @@ use std::path::{Path, PathBuf};
 
 /// What to load.
 #[derive(Clone, Debug, Default)]
-pub struct LoadOptions {
+pub(crate) struct LoadOptions {
     /// Files and directories; `-` is standard input. Empty means `.`.
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Glob patterns a walked file must match (any of them), when given.
-    pub include: Vec<String>,
+    pub(crate) include: Vec<String>,
     /// Glob patterns that leave a walked file out.
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 }
 
 /// One input to read.
 #[derive(Clone, Debug)]
-pub struct Input {
+pub(crate) struct Input {
     /// `None` for standard input.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// The path as shown in messages.
-    pub display: String,
+    pub(crate) display: String,
     /// Whether this is the settings file at the root of a path.
-    pub is_settings: bool,
+    pub(crate) is_settings: bool,
 }
 
 fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {

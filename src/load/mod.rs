@@ -7,8 +7,8 @@
 mod discover;
 mod objects;
 
-pub use discover::{Input, LoadOptions};
-pub use objects::{Object, SETTINGS_FILE};
+pub(crate) use discover::{Input, LoadOptions};
+pub(crate) use objects::{Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
@@ -18,19 +18,19 @@ use std::sync::Arc;
 
 /// Everything read from the inputs.
 #[derive(Debug, Default)]
-pub struct Loaded {
-    pub sources: Sources,
+pub(crate) struct Loaded {
+    pub(crate) sources: Sources,
     /// Every Kubernetes object, in input order.
-    pub objects: Vec<Object>,
+    pub(crate) objects: Vec<Object>,
     /// The renderer settings file (`ome-render.yaml` at the root of a path), if any.
-    pub settings: Option<Node>,
-    pub diags: Vec<Diagnostic>,
+    pub(crate) settings: Option<Node>,
+    pub(crate) diags: Vec<Diagnostic>,
 }
 
 /// A failure to read the inputs at all: a missing path, an unreadable file, a bad glob.
 /// The run stops with exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadError(pub String);
+pub(crate) struct LoadError(pub(crate) String);
 
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -39,7 +39,7 @@ impl std::fmt::Display for LoadError {
 }
 
 /// Reads and parses everything `options` names. `stdin` supplies the text of `-`.
-pub fn load(
+pub(crate) fn load(
     options: &LoadOptions,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Loaded, LoadError> {
@@ -92,8 +92,9 @@ pub fn load(
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file
-/// system. For tests, and for input that arrives as text.
-pub fn from_texts(files: &[(&str, &str)]) -> Loaded {
+/// system.
+#[cfg(test)]
+pub(crate) fn from_texts(files: &[(&str, &str)]) -> Loaded {
     let mut sources = Sources::new();
     let inputs = files
         .iter()

@@ -7,30 +7,34 @@ use crate::yaml::parse::parse_stream;
 use crate::yaml::{Node, Pos, Value};
 
 /// The renderer settings file, read at the root of a path (DECISIONS #14).
-pub const SETTINGS_FILE: &str = "ome-render.yaml";
+pub(crate) const SETTINGS_FILE: &str = "ome-render.yaml";
 
 /// One Kubernetes object of the input.
 #[derive(Clone, Debug)]
-pub struct Object {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
+pub(crate) struct Object {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) name: String,
     /// `metadata.namespace` as written.
-    pub namespace: Option<String>,
-    pub root: Node,
-    /// The document's index in its file.
-    pub doc_index: usize,
+    pub(crate) namespace: Option<String>,
+    pub(crate) root: Node,
+    /// The document's index in its file (kustomize's `config.kubernetes.io/index`).
+    #[expect(
+        dead_code,
+        reason = "the KRM function will map results back to items by it"
+    )]
+    pub(crate) doc_index: usize,
 }
 
 impl Object {
     /// The API group: `apps` for `apps/v1`, empty for `v1`.
-    pub fn group(&self) -> &str {
+    pub(crate) fn group(&self) -> &str {
         self.api_version
             .rsplit_once('/')
             .map_or("", |(group, _)| group)
     }
 
-    pub fn object_ref(&self) -> ObjectRef {
+    pub(crate) fn object_ref(&self) -> ObjectRef {
         ObjectRef {
             kind: self.kind.clone(),
             namespace: self.namespace.clone(),
@@ -39,15 +43,15 @@ impl Object {
     }
 
     /// Where the object starts.
-    pub fn pos(&self) -> Pos {
+    pub(crate) fn pos(&self) -> Pos {
         self.root.pos
     }
 }
 
 pub(super) struct FileObjects {
-    pub objects: Vec<Object>,
-    pub diags: Vec<Diagnostic>,
-    pub settings: Option<Node>,
+    pub(crate) objects: Vec<Object>,
+    pub(crate) diags: Vec<Diagnostic>,
+    pub(crate) settings: Option<Node>,
 }
 
 fn is_kustomization_file(display: &str) -> bool {

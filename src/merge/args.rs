@@ -26,16 +26,17 @@
 use std::collections::HashMap;
 
 /// Flags that set the tensor-parallel size, in the order OME tries them (SGLang, then vLLM).
-pub const TENSOR_PARALLEL_FLAGS: [&str; 3] = ["--tp-size", "--tp", "--tensor-parallel-size"];
+pub(crate) const TENSOR_PARALLEL_FLAGS: [&str; 3] = ["--tp-size", "--tp", "--tensor-parallel-size"];
 /// Flags that set the pipeline-parallel size, in the order OME tries them.
-pub const PIPELINE_PARALLEL_FLAGS: [&str; 3] = ["--pp-size", "--pp", "--pipeline-parallel-size"];
+pub(crate) const PIPELINE_PARALLEL_FLAGS: [&str; 3] =
+    ["--pp-size", "--pp", "--pipeline-parallel-size"];
 
 /// Merges `overrides` into `args` by flag key (OME's `MergeArgs`).
 ///
 /// An empty override returns `args` unchanged (`None` stays `None`); empty `args` return the
 /// overrides as written. Otherwise both are normalised, merged by key, and returned in the
 /// form of `args`: a multi-line input comes back as one string joined with `" \\\n"`.
-pub fn merge_args(args: Option<&[String]>, overrides: &[String]) -> Option<Vec<String>> {
+pub(crate) fn merge_args(args: Option<&[String]>, overrides: &[String]) -> Option<Vec<String>> {
     if overrides.is_empty() {
         return args.map(<[String]>::to_vec);
     }
@@ -63,7 +64,7 @@ pub fn merge_args(args: Option<&[String]>, overrides: &[String]) -> Option<Vec<S
 /// - Multi-line form: every `<key>=<digits>` or `<key><whitespace><digits>` in `args[0]`
 ///   becomes `<key>=<value>` (only numeric values match).
 /// - List form: as [`override_command_param`].
-pub fn override_arg_param(args: &mut [String], key: &str, value: i64) -> bool {
+pub(crate) fn override_arg_param(args: &mut [String], key: &str, value: i64) -> bool {
     let Some(first) = args.first_mut() else {
         return false;
     };
@@ -86,13 +87,13 @@ pub fn override_arg_param(args: &mut [String], key: &str, value: i64) -> bool {
 /// Only the first occurrence changes: an element equal to `key` has its next element replaced
 /// (a `key` with no element after it does not count), an element starting with `key=` becomes
 /// `key=<value>`.
-pub fn override_command_param(command: &mut [String], key: &str, value: i64) -> bool {
+pub(crate) fn override_command_param(command: &mut [String], key: &str, value: i64) -> bool {
     override_in_list(command, key, value)
 }
 
 /// Where a parallelism size was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParallelismRewrite {
+pub(crate) enum ParallelismRewrite {
     /// The size was absent or not > 0, so nothing was looked for.
     NotRequested,
     /// The value of `flag` was set.
@@ -106,14 +107,14 @@ pub enum ParallelismRewrite {
 
 /// What [`apply_parallelism`] did for each size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParallelismOutcome {
-    pub tensor: ParallelismRewrite,
-    pub pipeline: ParallelismRewrite,
+pub(crate) struct ParallelismOutcome {
+    pub(crate) tensor: ParallelismRewrite,
+    pub(crate) pipeline: ParallelismRewrite,
 }
 
 /// Applies `tensorParallelismOverride`'s `tensorParallelSize` and `pipelineParallelSize`
 /// (each only when > 0) to the runner's `args` and `command`.
-pub fn apply_parallelism(
+pub(crate) fn apply_parallelism(
     args: &mut [String],
     command: &mut [String],
     tensor_parallel_size: Option<i64>,

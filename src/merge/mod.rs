@@ -2,5 +2,5 @@
 //! (strategic merge with OME's patch keys), and the argument rules of per-accelerator
 //! overrides.
 
-pub mod args;
-pub mod strategic;
+pub(crate) mod args;
+pub(crate) mod strategic;

@@ -18,7 +18,7 @@
 use crate::yaml::{Map, Node, Pos, Value};
 
 /// The patch merge key of a list field, from the Kubernetes API types.
-pub fn merge_key(field: &str) -> Option<&'static str> {
+pub(crate) fn merge_key(field: &str) -> Option<&'static str> {
     match field {
         "env"
         | "volumes"
@@ -39,7 +39,7 @@ pub fn merge_key(field: &str) -> Option<&'static str> {
 
 /// Fields that are pointers in the Go types: Go sends their zero value, so `0` or `false`
 /// in the patch replaces the base value.
-pub const ZERO_IS_SENT: &[&str] = &[
+pub(crate) const ZERO_IS_SENT: &[&str] = &[
     "disabled",
     "autoSelect",
     "priority",
@@ -78,19 +78,19 @@ const PROBE_HANDLERS: &[&str] = &["exec", "httpGet", "tcpSocket", "grpc", "sleep
 
 /// A merge whose result the API server would reject.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// The field path below the merged roots, such as `runner.env[MODEL_PATH]`.
-    pub path: String,
-    pub message: String,
+    pub(crate) path: String,
+    pub(crate) message: String,
     /// Where the base side (runtime or parent) set it.
-    pub base: Pos,
+    pub(crate) base: Pos,
     /// Where the patch side (InferenceService or child) set it.
-    pub patch: Pos,
+    pub(crate) patch: Pos,
 }
 
 /// Merges `patch` over `base`. `root_field` names the field the two roots are (for the list
 /// rules of a root that is itself a list); use `""` for objects.
-pub fn merge(base: &Node, patch: &Node, conflicts: &mut Vec<Conflict>) -> Node {
+pub(crate) fn merge(base: &Node, patch: &Node, conflicts: &mut Vec<Conflict>) -> Node {
     let mut path = Vec::new();
     merge_value(base, patch, "", &mut path, conflicts)
 }

@@ -2,51 +2,47 @@
 //! it provides, and what it costs.
 
 use super::fields::Reader;
-use super::name_pos;
-use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::diagnostics::Diagnostic;
 use crate::load::Object;
-use crate::yaml::{Map, Node, Pos};
+use crate::yaml::{Map, Node};
 
 #[derive(Clone, Debug)]
-pub struct AcceleratorClass {
-    pub name: String,
-    pub object: ObjectRef,
-    pub pos: Pos,
-    pub vendor: Option<String>,
-    pub family: Option<String>,
-    pub model: Option<String>,
+pub(crate) struct AcceleratorClass {
+    pub(crate) name: String,
+    pub(crate) vendor: Option<String>,
+    pub(crate) family: Option<String>,
     /// `discovery.nodeSelector`.
-    pub node_selector: Option<Node>,
+    pub(crate) node_selector: Option<Node>,
     /// `discovery.affinity`.
-    pub affinity: Option<Node>,
+    pub(crate) affinity: Option<Node>,
     /// `resources[]`: name and quantity (1 when absent), in order.
-    pub resources: Vec<(String, Node)>,
-    pub capabilities: Capabilities,
-    pub cost: Option<Cost>,
+    pub(crate) resources: Vec<(String, Node)>,
+    pub(crate) capabilities: Capabilities,
+    pub(crate) cost: Option<Cost>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Capabilities {
+pub(crate) struct Capabilities {
     /// `memoryGB`, a quantity such as `80Gi`.
-    pub memory_gb: Option<String>,
-    pub compute_capability: Option<String>,
-    pub features: Vec<String>,
+    pub(crate) memory_gb: Option<String>,
+    pub(crate) compute_capability: Option<String>,
+    pub(crate) features: Vec<String>,
     /// `memoryBandwidthGBps`.
-    pub memory_bandwidth_gbps: Option<String>,
+    pub(crate) memory_bandwidth_gbps: Option<String>,
     /// `performance`: key (such as `fp16TFLOPS`) and value as text, in key order.
-    pub performance: Vec<(String, String)>,
+    pub(crate) performance: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Cost {
-    pub per_hour: Option<String>,
-    pub spot_per_hour: Option<String>,
-    pub per_million_tokens: Option<String>,
-    pub tier: Option<String>,
+pub(crate) struct Cost {
+    pub(crate) per_hour: Option<String>,
+    pub(crate) spot_per_hour: Option<String>,
+    pub(crate) per_million_tokens: Option<String>,
+    pub(crate) tier: Option<String>,
 }
 
 impl AcceleratorClass {
-    pub fn read(obj: &Object, diags: &mut Vec<Diagnostic>) -> AcceleratorClass {
+    pub(crate) fn read(obj: &Object, diags: &mut Vec<Diagnostic>) -> AcceleratorClass {
         let object = obj.object_ref();
         let mut r = Reader {
             object: &object,
@@ -111,18 +107,17 @@ impl AcceleratorClass {
             per_million_tokens: r.quantity(c, "perMillionTokens", "spec.cost"),
             tier: r.str(c, "tier", "spec.cost"),
         });
+        // Checked for its type; nothing decides on it.
+        r.str(spec, "model", "spec");
         AcceleratorClass {
             name: obj.name.clone(),
-            pos: name_pos(&obj.root),
             vendor: r.str(spec, "vendor", "spec"),
             family: r.str(spec, "family", "spec"),
-            model: r.str(spec, "model", "spec"),
             node_selector,
             affinity,
             resources,
             capabilities,
             cost,
-            object,
         }
     }
 }

@@ -8,41 +8,45 @@ use crate::load::Object;
 use crate::yaml::{Node, Pos};
 
 #[derive(Clone, Debug)]
-pub struct BaseModel {
-    pub name: String,
+pub(crate) struct BaseModel {
+    pub(crate) name: String,
     /// The namespace of a BaseModel; `None` for a ClusterBaseModel.
-    pub namespace: Option<String>,
-    pub object: ObjectRef,
-    pub pos: Pos,
-    pub disabled: bool,
-    pub format: Option<FormatRef>,
-    pub framework: Option<FormatRef>,
-    pub architecture: Option<String>,
-    pub quantization: Option<String>,
-    pub parameter_size: Option<String>,
-    pub diffusion: Option<DiffusionPipeline>,
-    pub vendor: Option<String>,
-    pub model_type: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) object: ObjectRef,
+    pub(crate) pos: Pos,
+    pub(crate) disabled: bool,
+    pub(crate) format: Option<FormatRef>,
+    pub(crate) framework: Option<FormatRef>,
+    pub(crate) architecture: Option<String>,
+    pub(crate) quantization: Option<String>,
+    pub(crate) parameter_size: Option<String>,
+    pub(crate) diffusion: Option<DiffusionPipeline>,
+    pub(crate) vendor: Option<String>,
+    pub(crate) model_type: Option<String>,
     /// `Sharded` or `PerNode` (the default).
-    pub distribution: Option<String>,
-    pub storage: Storage,
+    pub(crate) distribution: Option<String>,
+    pub(crate) storage: Storage,
     /// The `models.ome.io/category` annotation (`LARGE`, `SMALL`, …).
-    pub category: Option<String>,
+    pub(crate) category: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Storage {
-    pub storage_uri: Option<String>,
-    pub path: Option<String>,
-    pub key: Option<String>,
-    pub schema_path: Option<String>,
+pub(crate) struct Storage {
+    pub(crate) storage_uri: Option<String>,
+    pub(crate) path: Option<String>,
+    pub(crate) key: Option<String>,
+    pub(crate) schema_path: Option<String>,
     /// `storage.parameters`, a map of strings, kept as written.
-    pub parameters: Option<Node>,
+    pub(crate) parameters: Option<Node>,
 }
 
 impl BaseModel {
     /// Reads a BaseModel (with `namespace`) or ClusterBaseModel (without).
-    pub fn read(obj: &Object, namespace: Option<String>, diags: &mut Vec<Diagnostic>) -> BaseModel {
+    pub(crate) fn read(
+        obj: &Object,
+        namespace: Option<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> BaseModel {
         let object = obj.object_ref();
         let mut r = Reader {
             object: &object,
@@ -83,18 +87,6 @@ impl BaseModel {
             storage,
             category,
             object,
-        }
-    }
-
-    pub fn is_cluster(&self) -> bool {
-        self.namespace.is_none()
-    }
-
-    pub fn kind(&self) -> &'static str {
-        if self.is_cluster() {
-            "ClusterBaseModel"
-        } else {
-            "BaseModel"
         }
     }
 }

@@ -6,8 +6,8 @@ use crate::yaml::{Map, Node, Value};
 
 /// Reads fields of one object, collecting type errors.
 pub(crate) struct Reader<'a> {
-    pub object: &'a ObjectRef,
-    pub diags: &'a mut Vec<Diagnostic>,
+    pub(crate) object: &'a ObjectRef,
+    pub(crate) diags: &'a mut Vec<Diagnostic>,
 }
 
 impl Reader<'_> {

@@ -1,89 +1,127 @@
 //! InferenceService: which model and runtime it asks for, its components (kept as trees for
 //! merging) and the accelerator and mode settings that selection filters on.
 
-use super::fields::Reader;
+use super::component::Role;
+use super::fields::{Reader, join};
 use super::name_pos;
 use crate::diagnostics::{Diagnostic, ObjectRef};
 use crate::load::Object;
 use crate::yaml::{Map, Node, Pos, Value};
 
 #[derive(Clone, Debug)]
-pub struct InferenceService {
-    pub name: String,
+pub(crate) struct InferenceService {
+    pub(crate) name: String,
     /// `metadata.namespace` as written; rendered objects carry it as is (DECISIONS #21).
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// The namespace lookups use: as written, else the `--namespace` default.
-    pub lookup_namespace: String,
-    pub object: ObjectRef,
-    pub pos: Pos,
+    pub(crate) lookup_namespace: String,
+    pub(crate) object: ObjectRef,
+    pub(crate) pos: Pos,
     /// `metadata.labels` and `metadata.annotations`, string values only, in input order.
-    pub labels: Map,
-    pub annotations: Map,
-    pub model: Option<ModelRef>,
-    pub runtime: Option<RuntimeRef>,
-    pub engine: Option<Node>,
-    pub decoder: Option<Node>,
-    pub router: Option<Node>,
-    pub accelerator_selector: Option<AcceleratorSelector>,
+    pub(crate) labels: Map,
+    pub(crate) annotations: Map,
+    pub(crate) model: Option<ModelRef>,
+    pub(crate) runtime: Option<RuntimeRef>,
+    pub(crate) engine: Option<Node>,
+    pub(crate) decoder: Option<Node>,
+    pub(crate) router: Option<Node>,
+    pub(crate) accelerator_selector: Option<AcceleratorSelector>,
+    /// `spec.engine.acceleratorOverride` and `spec.decoder.acceleratorOverride`.
+    pub(crate) engine_override: Option<AcceleratorSelector>,
+    pub(crate) decoder_override: Option<AcceleratorSelector>,
     /// `spec.deploymentMode` (v1.3).
-    pub deployment_mode: Option<String>,
-    /// `spec.scalingPolicy`, checked but not rendered.
-    pub scaling_policy: Option<Node>,
+    pub(crate) deployment_mode: Option<String>,
 }
 
 #[derive(Clone, Debug)]
-pub struct ModelRef {
-    pub name: String,
-    pub kind: Option<String>,
-    pub pos: Pos,
+pub(crate) struct ModelRef {
+    pub(crate) name: String,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Debug)]
-pub struct RuntimeRef {
-    pub name: String,
+pub(crate) struct RuntimeRef {
+    pub(crate) name: String,
     /// `spec.runtime.kind`; `None` means the CRD default, `ClusterServingRuntime`.
-    pub kind: Option<String>,
-    pub auto_sync: Option<bool>,
-    pub revision: Option<String>,
-    pub pos: Pos,
+    pub(crate) kind: Option<String>,
+    pub(crate) revision: Option<String>,
+    pub(crate) pos: Pos,
 }
 
 /// `spec.acceleratorSelector`, or a component's `acceleratorOverride`.
 #[derive(Clone, Debug, Default)]
-pub struct AcceleratorSelector {
-    pub accelerator_class: Option<String>,
-    pub policy: Option<String>,
-    /// `constraints`, read by the accelerator-class policies.
-    pub constraints: Option<Node>,
-    pub pos: Pos,
+pub(crate) struct AcceleratorSelector {
+    pub(crate) accelerator_class: Option<String>,
+    pub(crate) policy: Option<String>,
+    /// `constraints`: read for `spec.acceleratorSelector` only, since a component
+    /// override's constraints have no effect (SEMANTICS.md, "Accelerator classes").
+    pub(crate) constraints: Option<Constraints>,
     /// Where `acceleratorClass` is written.
-    pub class_pos: Option<Pos>,
+    pub(crate) class_pos: Option<Pos>,
+}
+
+/// `spec.acceleratorSelector.constraints`, with absent fields as `None` or empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Constraints {
+    /// `minMemory`, in whole GB.
+    pub(crate) min_memory_gb: Option<i64>,
+    pub(crate) max_memory_gb: Option<i64>,
+    pub(crate) min_tflops: Option<i64>,
+    pub(crate) min_architecture_version: Option<String>,
+    pub(crate) required_features: Vec<String>,
+    pub(crate) excluded_classes: Vec<String>,
+    pub(crate) architecture_families: Vec<String>,
+    pub(crate) preferred_precisions: Vec<String>,
+}
+
+impl Constraints {
+    pub(crate) fn read(r: &mut Reader<'_>, parent: &Node, path: &str) -> Option<Constraints> {
+        let node = r.map(parent, "constraints", path)?;
+        let path = join(path, "constraints");
+        let strings =
+            |r: &mut Reader<'_>, key: &str| r.strings(node, key, &path).unwrap_or_default();
+        Some(Constraints {
+            min_memory_gb: r.int(node, "minMemory", &path),
+            max_memory_gb: r.int(node, "maxMemory", &path),
+            min_tflops: r.int(node, "minComputePerformanceTFLOPS", &path),
+            min_architecture_version: r.str(node, "minArchitectureVersion", &path),
+            required_features: strings(r, "requiredFeatures"),
+            excluded_classes: strings(r, "excludedClasses"),
+            architecture_families: strings(r, "architectureFamilies"),
+            preferred_precisions: strings(r, "preferredPrecisions"),
+        })
+    }
 }
 
 impl AcceleratorSelector {
+    /// `parent.key` as a selector; `constraints` only when `with_constraints`.
     pub(crate) fn read(
         r: &mut Reader<'_>,
         parent: &Node,
         key: &str,
         path: &str,
+        with_constraints: bool,
     ) -> Option<AcceleratorSelector> {
         let node = r.map(parent, key, path)?;
-        let path = super::fields::join(path, key);
+        let path = join(path, key);
         Some(AcceleratorSelector {
             accelerator_class: r.str(node, "acceleratorClass", &path),
             policy: r.str(node, "policy", &path),
-            constraints: r.map(node, "constraints", &path).cloned(),
-            pos: node.pos,
+            constraints: if with_constraints {
+                Constraints::read(r, node, &path)
+            } else {
+                None
+            },
             class_pos: node.get("acceleratorClass").map(|n| n.pos),
         })
     }
 }
 
 /// The annotation that names an accelerator class for the whole InferenceService.
-pub const ACCELERATOR_CLASS_ANNOTATION: &str = "ome.io/accelerator-class";
+pub(crate) const ACCELERATOR_CLASS_ANNOTATION: &str = "ome.io/accelerator-class";
 
 impl InferenceService {
-    pub fn read(
+    pub(crate) fn read(
         obj: &Object,
         default_namespace: &str,
         diags: &mut Vec<Diagnostic>,
@@ -97,10 +135,13 @@ impl InferenceService {
         let spec = r.map(&obj.root, "spec", "").unwrap_or(&empty);
         let labels = string_map(&mut r, &obj.root, "labels");
         let annotations = string_map(&mut r, &obj.root, "annotations");
-        let model = r.map(spec, "model", "spec").map(|m| ModelRef {
-            name: r.str(m, "name", "spec.model").unwrap_or_default(),
-            kind: r.str(m, "kind", "spec.model"),
-            pos: m.get("name").map_or(m.pos, |n| n.pos),
+        let model = r.map(spec, "model", "spec").map(|m| {
+            // `kind` is checked for its type; the lookup doesn't use it (SEMANTICS.md, "Models").
+            r.str(m, "kind", "spec.model");
+            ModelRef {
+                name: r.str(m, "name", "spec.model").unwrap_or_default(),
+                pos: m.get("name").map_or(m.pos, |n| n.pos),
+            }
         });
         for (key, what) in [
             ("fineTunedWeights", "fine-tuned weights"),
@@ -131,19 +172,29 @@ impl InferenceService {
                 .help("name the BaseModel or ClusterBaseModel to serve"),
             );
         }
-        let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {
-            name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
-            kind: r.str(m, "kind", "spec.runtime"),
-            auto_sync: r.bool(m, "autoSync", "spec.runtime"),
-            revision: r.str(m, "revision", "spec.runtime"),
-            pos: m.get("name").map_or(m.pos, |n| n.pos),
+        let runtime = r.map(spec, "runtime", "spec").map(|m| {
+            // Checked for its type; a render follows the live runtime (SEMANTICS.md, "Runtimes").
+            r.bool(m, "autoSync", "spec.runtime");
+            RuntimeRef {
+                name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
+                kind: r.str(m, "kind", "spec.runtime"),
+                revision: r.str(m, "revision", "spec.runtime"),
+                pos: m.get("name").map_or(m.pos, |n| n.pos),
+            }
         });
-        let mut component = |key: &str| r.map(spec, key, "spec").cloned();
+        // Checked for its type; no controller acts on it.
+        r.map(spec, "scalingPolicy", "spec");
+        let mut component = |role: Role| r.map(spec, role.as_str(), "spec").cloned();
         let (engine, decoder, router) = (
-            component("engine"),
-            component("decoder"),
-            component("router"),
+            component(Role::Engine),
+            component(Role::Decoder),
+            component(Role::Router),
         );
+        let mut accelerator_override = |c: Option<&Node>, path: &str| {
+            c.and_then(|c| AcceleratorSelector::read(&mut r, c, "acceleratorOverride", path, false))
+        };
+        let engine_override = accelerator_override(engine.as_ref(), "spec.engine");
+        let decoder_override = accelerator_override(decoder.as_ref(), "spec.decoder");
         InferenceService {
             name: obj.name.clone(),
             lookup_namespace: obj
@@ -159,9 +210,11 @@ impl InferenceService {
                 spec,
                 "acceleratorSelector",
                 "spec",
+                true,
             ),
+            engine_override,
+            decoder_override,
             deployment_mode: r.str(spec, "deploymentMode", "spec"),
-            scaling_policy: r.map(spec, "scalingPolicy", "spec").cloned(),
             model,
             runtime,
             engine,
@@ -171,17 +224,25 @@ impl InferenceService {
         }
     }
 
-    /// The component tree by name (`engine`, `decoder`, `router`).
-    pub fn component(&self, name: &str) -> Option<&Node> {
-        match name {
-            "engine" => self.engine.as_ref(),
-            "decoder" => self.decoder.as_ref(),
-            "router" => self.router.as_ref(),
-            _ => None,
+    /// The InferenceService's own component tree.
+    pub(crate) fn component(&self, role: Role) -> Option<&Node> {
+        match role {
+            Role::Engine => self.engine.as_ref(),
+            Role::Decoder => self.decoder.as_ref(),
+            Role::Router => self.router.as_ref(),
         }
     }
 
-    pub fn annotation(&self, key: &str) -> Option<&str> {
+    /// The component's `acceleratorOverride`; the router has none.
+    pub(crate) fn accelerator_override(&self, role: Role) -> Option<&AcceleratorSelector> {
+        match role {
+            Role::Engine => self.engine_override.as_ref(),
+            Role::Decoder => self.decoder_override.as_ref(),
+            Role::Router => None,
+        }
+    }
+
+    pub(crate) fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations.get(key).and_then(Node::as_str)
     }
 
@@ -189,7 +250,7 @@ impl InferenceService {
     /// the `ome.io/accelerator-class` annotation (when the key is present, even if empty),
     /// `spec.acceleratorSelector.acceleratorClass`, then the engine's and the decoder's
     /// `acceleratorOverride.acceleratorClass`; without duplicates.
-    pub fn required_accelerator_classes(&self) -> Vec<String> {
+    pub(crate) fn required_accelerator_classes(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut add = |c: Option<&str>| {
             if let Some(c) = c
@@ -203,11 +264,10 @@ impl InferenceService {
             .accelerator_selector
             .as_ref()
             .and_then(|s| s.accelerator_class.as_deref()));
-        for c in ["engine", "decoder"] {
+        for role in [Role::Engine, Role::Decoder] {
             add(self
-                .component(c)
-                .and_then(|n| n.at(&["acceleratorOverride", "acceleratorClass"]))
-                .and_then(Node::as_str));
+                .accelerator_override(role)
+                .and_then(|o| o.accelerator_class.as_deref()));
         }
         out
     }

@@ -6,17 +6,21 @@
 //! stay [`Node`](crate::yaml::Node) trees. Reading a view reports wrong types as
 //! diagnostics and never fails as a whole.
 
-pub mod accelerator_class;
-pub mod base_model;
+pub(crate) mod accelerator_class;
+pub(crate) mod base_model;
+pub(crate) mod component;
 pub(crate) mod fields;
-pub mod inference_service;
-pub mod runtime;
-pub mod schema;
+pub(crate) mod inference_service;
+pub(crate) mod runtime;
+pub(crate) mod schema;
+pub(crate) mod settings;
 
-pub use accelerator_class::AcceleratorClass;
-pub use base_model::BaseModel;
-pub use inference_service::InferenceService;
-pub use runtime::{Runtime, RuntimeSpec, Scope, SupportedFormat};
+pub(crate) use accelerator_class::AcceleratorClass;
+pub(crate) use base_model::BaseModel;
+pub(crate) use component::{DeploymentMode, Role};
+pub(crate) use inference_service::InferenceService;
+pub(crate) use runtime::{Runtime, RuntimeSpec, Scope, SupportedFormat};
+pub(crate) use settings::Settings;
 
 use crate::yaml::{Node, Pos};
 use fields::{Reader, join};
@@ -24,13 +28,13 @@ use std::collections::BTreeMap;
 
 /// `modelFormat` or `modelFramework`, on a runtime entry or a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FormatRef {
-    pub name: String,
-    pub version: Option<String>,
+pub(crate) struct FormatRef {
+    pub(crate) name: String,
+    pub(crate) version: Option<String>,
     /// `Equal` (the CRD default), `GreaterThan`, `GreaterThanOrEqual`, or whatever was written.
-    pub operator: String,
+    pub(crate) operator: String,
     /// The CRD default is 1 when absent; an explicit 0 stays 0.
-    pub weight: i64,
+    pub(crate) weight: i64,
 }
 
 impl FormatRef {
@@ -55,23 +59,23 @@ impl FormatRef {
 
 /// One component of a diffusion pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct DiffusionComponent {
-    pub library: Option<String>,
-    pub type_: Option<String>,
+pub(crate) struct DiffusionComponent {
+    pub(crate) library: Option<String>,
+    pub(crate) type_: Option<String>,
 }
 
 /// `diffusionPipeline`, on a runtime entry or a model.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct DiffusionPipeline {
-    pub class_name: Option<String>,
+pub(crate) struct DiffusionPipeline {
+    pub(crate) class_name: Option<String>,
     /// `scheduler`, `textEncoder`, `tokenizer`, `transformer`, `vae`, in that order; `None`
     /// when the component is not set.
-    pub components: [(&'static str, Option<DiffusionComponent>); 5],
+    pub(crate) components: [(&'static str, Option<DiffusionComponent>); 5],
     /// `additionalComponents`, by key; `None` when absent.
-    pub additional: Option<BTreeMap<String, DiffusionComponent>>,
+    pub(crate) additional: Option<BTreeMap<String, DiffusionComponent>>,
 }
 
-pub const DIFFUSION_COMPONENTS: [&str; 5] = [
+pub(crate) const DIFFUSION_COMPONENTS: [&str; 5] = [
     "scheduler",
     "textEncoder",
     "tokenizer",

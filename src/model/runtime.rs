@@ -1,6 +1,7 @@
 //! ServingRuntime and ClusterServingRuntime: what selection matches (supported formats, size
 //! range, accelerator classes, declared modes) and the spec rendering merges.
 
+use super::component::{DEPLOYMENT_MODE_ANNOTATION, DeploymentMode, Role};
 use super::fields::{Reader, join};
 use super::{DiffusionPipeline, FormatRef, name_pos};
 use crate::diagnostics::{Diagnostic, ObjectRef};
@@ -9,57 +10,48 @@ use crate::yaml::{Node, Pos};
 
 /// Where a runtime lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// A ServingRuntime, visible in its own namespace.
     Namespaced,
     /// A ClusterServingRuntime, visible everywhere.
     Cluster,
 }
 
-impl Scope {
-    pub fn kind(self) -> &'static str {
-        match self {
-            Scope::Namespaced => "ServingRuntime",
-            Scope::Cluster => "ClusterServingRuntime",
-        }
-    }
-}
-
 /// One `acceleratorConfig` value of a supported-format entry.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AcceleratorModelConfig {
+pub(crate) struct AcceleratorModelConfig {
     /// `environmentOverride`, sorted by name (DECISIONS #2).
-    pub environment_override: Vec<(String, String)>,
-    pub runtime_args_override: Vec<String>,
+    pub(crate) environment_override: Vec<(String, String)>,
+    pub(crate) runtime_args_override: Vec<String>,
     /// Set when `tensorParallelismOverride` is present, even if it is empty.
-    pub tensor_parallelism: Option<TensorParallelism>,
-    pub pos: Pos,
+    pub(crate) tensor_parallelism: Option<TensorParallelism>,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TensorParallelism {
-    pub tensor_parallel_size: Option<i64>,
-    pub pipeline_parallel_size: Option<i64>,
+pub(crate) struct TensorParallelism {
+    pub(crate) tensor_parallel_size: Option<i64>,
+    pub(crate) pipeline_parallel_size: Option<i64>,
 }
 
 /// One entry of `supportedModelFormats`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SupportedFormat {
-    pub name: Option<String>,
-    pub model_format: Option<FormatRef>,
-    pub model_framework: Option<FormatRef>,
-    pub architecture: Option<String>,
-    pub quantization: Option<String>,
-    pub diffusion: Option<DiffusionPipeline>,
-    pub auto_select: Option<bool>,
-    pub priority: Option<i64>,
+pub(crate) struct SupportedFormat {
+    pub(crate) name: Option<String>,
+    pub(crate) model_format: Option<FormatRef>,
+    pub(crate) model_framework: Option<FormatRef>,
+    pub(crate) architecture: Option<String>,
+    pub(crate) quantization: Option<String>,
+    pub(crate) diffusion: Option<DiffusionPipeline>,
+    pub(crate) auto_select: Option<bool>,
+    pub(crate) priority: Option<i64>,
     /// `acceleratorConfig`, by class name, in key order.
-    pub accelerator_config: Vec<(String, AcceleratorModelConfig)>,
-    pub pos: Pos,
+    pub(crate) accelerator_config: Vec<(String, AcceleratorModelConfig)>,
+    pub(crate) pos: Pos,
 }
 
 impl SupportedFormat {
-    pub fn accelerator_config(&self, class: &str) -> Option<&AcceleratorModelConfig> {
+    pub(crate) fn accelerator_config(&self, class: &str) -> Option<&AcceleratorModelConfig> {
         self.accelerator_config
             .iter()
             .find(|(k, _)| k == class)
@@ -68,48 +60,46 @@ impl SupportedFormat {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SizeRange {
-    pub min: Option<String>,
-    pub max: Option<String>,
+pub(crate) struct SizeRange {
+    pub(crate) min: Option<String>,
+    pub(crate) max: Option<String>,
 }
 
 /// What selection and rendering read from a runtime's spec. Built from a runtime's own spec,
 /// or from the spec it inherits.
 #[derive(Clone, Debug)]
-pub struct RuntimeSpec {
-    pub disabled: bool,
-    pub formats: Vec<SupportedFormat>,
-    pub size_range: Option<SizeRange>,
+pub(crate) struct RuntimeSpec {
+    pub(crate) disabled: bool,
+    pub(crate) formats: Vec<SupportedFormat>,
+    pub(crate) size_range: Option<SizeRange>,
     /// `acceleratorRequirements.acceleratorClasses`; `None` when absent.
-    pub accelerator_classes: Option<Vec<String>>,
-    /// `engineConfig.annotations["ome.io/deploymentMode"]`.
-    pub engine_mode: Option<String>,
-    /// `decoderConfig.annotations["ome.io/deploymentMode"]`.
-    pub decoder_mode: Option<String>,
+    pub(crate) accelerator_classes: Option<Vec<String>>,
+    /// `engineConfig.annotations["ome.io/deploymentMode"]`, when it is a valid mode.
+    pub(crate) engine_mode: Option<DeploymentMode>,
+    /// `decoderConfig.annotations["ome.io/deploymentMode"]`, when it is a valid mode.
+    pub(crate) decoder_mode: Option<DeploymentMode>,
     /// The whole `spec`, for merging and rendering.
-    pub spec: Node,
+    pub(crate) spec: Node,
 }
 
 #[derive(Clone, Debug)]
-pub struct Runtime {
-    pub name: String,
+pub(crate) struct Runtime {
+    pub(crate) name: String,
     /// The namespace of a ServingRuntime; `None` for a ClusterServingRuntime.
-    pub namespace: Option<String>,
-    pub scope: Scope,
-    pub object: ObjectRef,
-    pub pos: Pos,
+    pub(crate) namespace: Option<String>,
+    pub(crate) scope: Scope,
+    pub(crate) object: ObjectRef,
+    pub(crate) pos: Pos,
     /// `metadata.annotations["ome.io/inherit-from"]`: the parent's name.
-    pub inherit_from: Option<String>,
+    pub(crate) inherit_from: Option<String>,
     /// `metadata.annotations["ome.io/runtime-profile"]`.
-    pub profile: Option<String>,
+    pub(crate) profile: Option<String>,
     /// The runtime's own spec, without what it inherits.
-    pub spec: RuntimeSpec,
+    pub(crate) spec: RuntimeSpec,
 }
 
-pub const DEPLOYMENT_MODE_ANNOTATION: &str = "ome.io/deploymentMode";
-
 impl Runtime {
-    pub fn read(
+    pub(crate) fn read(
         obj: &Object,
         scope: Scope,
         namespace: Option<String>,
@@ -146,7 +136,11 @@ impl Runtime {
 
 impl RuntimeSpec {
     /// Reads the view of a runtime `spec` node.
-    pub fn read(spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
+    pub(crate) fn read(
+        spec: &Node,
+        object: &ObjectRef,
+        diags: &mut Vec<Diagnostic>,
+    ) -> RuntimeSpec {
         let mut r = Reader { object, diags };
         let formats = r
             .seq(spec, "supportedModelFormats", "spec")
@@ -169,18 +163,18 @@ impl RuntimeSpec {
         let accelerator_classes = r
             .map(spec, "acceleratorRequirements", "spec")
             .and_then(|n| r.strings(n, "acceleratorClasses", "spec.acceleratorRequirements"));
-        let mode = |config: &str| {
-            spec.at(&[config, "annotations", DEPLOYMENT_MODE_ANNOTATION])
+        let mode = |role: Role| {
+            spec.at(&[role.config_key(), "annotations", DEPLOYMENT_MODE_ANNOTATION])
                 .and_then(Node::as_str)
-                .map(str::to_string)
+                .and_then(DeploymentMode::parse)
         };
         RuntimeSpec {
             disabled: r.bool(spec, "disabled", "spec").unwrap_or(false),
             formats,
             size_range,
             accelerator_classes,
-            engine_mode: mode("engineConfig"),
-            decoder_mode: mode("decoderConfig"),
+            engine_mode: mode(Role::Engine),
+            decoder_mode: mode(Role::Decoder),
             spec: spec.clone(),
         }
     }

@@ -4,8 +4,94 @@
 
 use super::fields::join;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, suggest};
-use crate::render::pod::{COMPONENT_FIELDS, POD_FIELDS, REMOVED_FIELDS};
 use crate::yaml::Node;
+
+/// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
+pub(crate) const POD_FIELDS: &[&str] = &[
+    "volumes",
+    "initContainers",
+    "containers",
+    "ephemeralContainers",
+    "restartPolicy",
+    "terminationGracePeriodSeconds",
+    "activeDeadlineSeconds",
+    "dnsPolicy",
+    "nodeSelector",
+    "serviceAccountName",
+    "serviceAccount",
+    "automountServiceAccountToken",
+    "nodeName",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "shareProcessNamespace",
+    "securityContext",
+    "imagePullSecrets",
+    "hostname",
+    "subdomain",
+    "affinity",
+    "schedulerName",
+    "tolerations",
+    "hostAliases",
+    "priorityClassName",
+    "priority",
+    "dnsConfig",
+    "readinessGates",
+    "runtimeClassName",
+    "enableServiceLinks",
+    "preemptionPolicy",
+    "overhead",
+    "topologySpreadConstraints",
+    "setHostnameAsFQDN",
+    "os",
+    "hostUsers",
+    "schedulingGates",
+    "resourceClaims",
+];
+
+/// OME's own component fields (ComponentExtensionSpec, the component's own keys, the
+/// router's `config`).
+pub(crate) const COMPONENT_FIELDS: &[&str] = &[
+    "minReplicas",
+    "maxReplicas",
+    "timeoutSeconds",
+    "labels",
+    "annotations",
+    "servicePortAppProtocols",
+    "minAvailable",
+    "maxUnavailable",
+    "deploymentStrategy",
+    "lifecycle",
+    "autoscaler",
+    "autoscalerPolicyRef",
+    "runner",
+    "leader",
+    "worker",
+    "topologyKey",
+    "topologySpread",
+    "topologySpreadKey",
+    "acceleratorOverride",
+    "config",
+];
+
+/// Component fields OME v1.3 removed; its API server drops them.
+pub(crate) const REMOVED_FIELDS: &[(&str, &str)] = &[
+    (
+        "scaleMetric",
+        "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`",
+    ),
+    (
+        "scaleTarget",
+        "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`",
+    ),
+    ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
+    ("containerConcurrency", "remove it"),
+    ("canaryTrafficPercent", "remove it"),
+    (
+        "workers",
+        "use `engineConfig.leader` and `engineConfig.worker` (with `worker.size`)",
+    ),
+];
 
 const ISVC_SPEC: &[&str] = &[
     "deploymentMode",
@@ -92,7 +178,7 @@ const CONTAINER: &[&str] = &[
 ];
 
 /// Whether `key` is a core/v1 Container field.
-pub fn is_container_field(key: &str) -> bool {
+pub(crate) fn is_container_field(key: &str) -> bool {
     CONTAINER.contains(&key)
 }
 
@@ -184,7 +270,7 @@ impl Checker<'_> {
 }
 
 /// Unknown fields of an InferenceService.
-pub fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
     let mut c = Checker {
         object,
         diags: Vec::new(),
@@ -207,7 +293,7 @@ pub fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Diagnosti
 }
 
 /// Unknown fields of a ServingRuntime or ClusterServingRuntime.
-pub fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
     let mut c = Checker {
         object,
         diags: Vec::new(),

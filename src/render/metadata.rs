@@ -1,7 +1,8 @@
 //! Labels and annotations of the objects rendered for one component (`rendering.md` §6 as
 //! amended by DECISIONS #4, #5 and OME v1.3's annotation deny-list).
 
-use crate::model::{BaseModel, InferenceService};
+use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
+use crate::model::{BaseModel, DeploymentMode, InferenceService, Role};
 use crate::yaml::{Map, Node};
 use std::collections::BTreeMap;
 
@@ -33,22 +34,22 @@ const POD_ONLY_KEYS: &[&str] = &[
 
 /// Labels and annotations as sorted string maps.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Meta {
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
+pub(crate) struct Meta {
+    pub(crate) labels: BTreeMap<String, String>,
+    pub(crate) annotations: BTreeMap<String, String>,
 }
 
 impl Meta {
-    pub fn labels_node(&self) -> Node {
+    pub(crate) fn labels_node(&self) -> Node {
         string_map_node(&self.labels)
     }
 
-    pub fn annotations_node(&self) -> Node {
+    pub(crate) fn annotations_node(&self) -> Node {
         string_map_node(&self.annotations)
     }
 
     /// The annotations a component Service carries: without the pod-only ones.
-    pub fn service_annotations(&self) -> BTreeMap<String, String> {
+    pub(crate) fn service_annotations(&self) -> BTreeMap<String, String> {
         self.annotations
             .iter()
             .filter(|(k, _)| {
@@ -60,7 +61,7 @@ impl Meta {
     }
 }
 
-pub fn string_map_node(m: &BTreeMap<String, String>) -> Node {
+pub(crate) fn string_map_node(m: &BTreeMap<String, String>) -> Node {
     let mut out = Map::with_capacity(m.len());
     for (k, v) in m {
         out.insert(k.clone(), Node::str(v.clone()));
@@ -79,21 +80,20 @@ fn component_strings(component: &Node, key: &str) -> impl Iterator<Item = (Strin
 }
 
 /// What the metadata of a component's objects is made from.
-pub struct MetaInputs<'a> {
-    pub isvc: &'a InferenceService,
+pub(crate) struct MetaInputs<'a> {
+    pub(crate) isvc: &'a InferenceService,
     /// The merged component (its `labels` and `annotations`).
-    pub component: &'a Node,
-    /// `engine`, `decoder` or `router`.
-    pub role: &'a str,
-    pub runtime_name: &'a str,
-    pub model: Option<&'a BaseModel>,
-    /// The resolved deployment mode (DECISIONS #4).
-    pub mode: &'a str,
+    pub(crate) component: &'a Node,
+    pub(crate) role: Role,
+    pub(crate) runtime_name: &'a str,
+    pub(crate) model: Option<&'a BaseModel>,
+    /// The component's resolved deployment mode (SEMANTICS.md, "Objects").
+    pub(crate) mode: DeploymentMode,
     /// The `app` label value (the component name truncated to 63).
-    pub app: &'a str,
+    pub(crate) app: &'a str,
 }
 
-pub fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
+pub(crate) fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
     let isvc = inputs.isvc;
     let mut annotations: BTreeMap<String, String> = isvc
         .annotations
@@ -122,8 +122,8 @@ pub fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
         );
     }
     annotations.insert(
-        crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION.into(),
-        inputs.mode.to_string(),
+        DEPLOYMENT_MODE_ANNOTATION.into(),
+        inputs.mode.as_str().to_string(),
     );
 
     let mut labels: BTreeMap<String, String> = isvc
@@ -133,7 +133,7 @@ pub fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
         .collect();
     labels.extend(component_strings(inputs.component, "labels"));
     labels.insert("ome.io/inferenceservice".into(), isvc.name.clone());
-    labels.insert("component".into(), inputs.role.to_string());
+    labels.insert("component".into(), inputs.role.as_str().to_string());
     labels.insert("serving-runtime".into(), inputs.runtime_name.to_string());
     labels.insert("fine-tuned-serving".into(), "false".into());
     if let Some(model) = inputs.model {

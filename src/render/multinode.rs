@@ -1,25 +1,21 @@
 //! A MultiNode component (a leader and workers) as a `leaderworkerset.x-k8s.io/v1`
-//! LeaderWorkerSet plus a Service in front of the leaders (`rendering.md` §9, DECISIONS #9).
+//! LeaderWorkerSet plus a Service in front of the leaders (SEMANTICS.md, "Pods", "Objects").
 //!
 //! The leader's and the worker's pods are built like any pod, each from its own fields and
 //! runner with the component's pod fields folded in (OME v1.3: the leader's or worker's
 //! value wins; `volumes` and `imagePullSecrets` merge by name). There is no HPA and no PDB,
 //! and no default readiness probe.
 
-use super::objects::object_meta_map;
-use super::pod::{POD_FIELDS, Role, build_pod};
-use super::{Component, Rendered, names, runner_of};
+use super::objects::{leader_worker_set, service};
+use super::pod::build_pod;
+use super::{Component, runner_of};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::map;
 use crate::merge::strategic;
+use crate::model::Role;
+use crate::model::schema::POD_FIELDS;
+use crate::rendered::Rendered;
 use crate::yaml::{Map, Node};
-
-/// Annotations the worker template leaves out.
-const WORKER_DROPPED_ANNOTATIONS: &[&str] = &[
-    "prometheus.io/scrape",
-    "prometheus.io/port",
-    "prometheus.io/path",
-];
 
 /// The leader's or worker's pod: the component's pod fields, then its own on top.
 fn fold(component: &Node, part: &Node) -> Node {
@@ -117,56 +113,12 @@ pub(super) fn render(
     let worker_pod = build_pod(&worker_inputs, diags);
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
 
-    let mut leader_labels = c.meta.labels.clone();
-    leader_labels.insert("ray.io/node-type".into(), "head".into());
-    let mut worker_annotations = c.meta.annotations.clone();
-    worker_annotations.retain(|k, _| !WORKER_DROPPED_ANNOTATIONS.contains(&k.as_str()));
-    let template = |labels: &std::collections::BTreeMap<String, String>,
-                    annotations: &std::collections::BTreeMap<String, String>,
-                    spec: Node| {
-        let mut metadata = Map::new();
-        metadata.insert("labels", super::metadata::string_map_node(labels));
-        if !annotations.is_empty() {
-            metadata.insert("annotations", super::metadata::string_map_node(annotations));
-        }
-        Node::map(map! { "metadata" => Node::map(metadata), "spec" => spec })
-    };
-    let (min, _) = c.replicas;
-    let mut lws = object_meta_map(
-        "leaderworkerset.x-k8s.io/v1",
-        "LeaderWorkerSet",
-        &names::lws_name(c.names.full),
-        c.isvc,
-        Some((c.meta.labels_node(), c.meta.annotations_node())),
-    );
-    lws.insert(
-        "spec",
-        Node::map(map! {
-            "replicas" => Node::int(min.max(1)),
-            "leaderWorkerTemplate" => Node::map(map! {
-                "size" => Node::int(pods_per_replica),
-                "restartPolicy" => Node::str("RecreateGroupOnPodRestart"),
-                "leaderTemplate" => template(&leader_labels, &c.meta.annotations, leader_pod.spec.clone()),
-                "workerTemplate" => template(&c.meta.labels, &worker_annotations, worker_pod.spec),
-            }),
-            "rolloutStrategy" => Node::map(map! {
-                "type" => Node::str("RollingUpdate"),
-                "rollingUpdateConfiguration" => Node::map(map! {
-                    "maxUnavailable" => Node::int(1),
-                    "maxSurge" => Node::int(1),
-                }),
-            }),
-            "startupPolicy" => Node::str("LeaderCreated"),
-            "networkConfig" => Node::map(map! { "subdomainPolicy" => Node::str("Shared") }),
-        }),
-    );
-    let (mut service, port) =
-        super::objects::service(c.isvc, &c.names, &c.meta, &runner_of(&leader_pod));
+    let (mut service, port) = service::service(c.isvc, &c.names, &c.meta, &runner_of(&leader_pod));
     // OME selects `ray.io/node-type: head` alone, which matches every LeaderWorkerSet's
     // leaders in the namespace; the `app` label keeps the Service to this component's.
     if let Some(selector) = service
-        .node
-        .as_map_mut()
+        .tree_mut()
+        .and_then(Node::as_map_mut)
         .and_then(|m| m.get_mut("spec"))
         .and_then(Node::as_map_mut)
         .and_then(|m| m.get_mut("selector"))
@@ -174,12 +126,15 @@ pub(super) fn render(
     {
         selector.insert("ray.io/node-type", Node::str("head"));
     }
+    let lws = leader_worker_set::leader_worker_set(
+        c.isvc,
+        c.names.full,
+        &c.meta,
+        c.replicas.0,
+        pods_per_replica,
+        leader_pod.spec,
+        worker_pod.spec,
+    );
     debug_assert!(c.role != Role::Router);
-    Some((
-        vec![
-            Rendered::new(Node::map(lws), Some(c.isvc.object.clone())),
-            service,
-        ],
-        port,
-    ))
+    Some((vec![lws, service], port))
 }

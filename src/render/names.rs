@@ -16,7 +16,7 @@
 use sha2::{Digest, Sha256};
 
 /// The longest DNS label (Service names, the `app` label value).
-pub const MAX_NAME_LENGTH: usize = 63;
+pub(crate) const MAX_NAME_LENGTH: usize = 63;
 
 /// Label names may have 63 characters after the `models.ome.io/` prefix's 13 and its `/`.
 const MAX_MODEL_LABEL_NAME_LENGTH: usize = 49;
@@ -31,37 +31,37 @@ const MIN_NAMESPACE_LENGTH: usize = 8;
 /// where a hash starting with a digit has that digit replaced by `a` (so the name starts with
 /// a letter). With `max` ≤ 9 there is no room for a suffix and the result is the first `max`
 /// characters of the hash.
-pub fn truncate_name(name: &str, max: usize) -> String {
+pub(crate) fn truncate_name(name: &str, max: usize) -> String {
     truncate_with_hash(name, max, true)
 }
 
 /// `<isvc>-<component>`: the name of the component's Deployment, HPA and PDB (not truncated;
 /// the API server checks their length).
-pub fn component_name(isvc: &str, component: &str) -> String {
+pub(crate) fn component_name(isvc: &str, component: &str) -> String {
     format!("{isvc}-{component}")
 }
 
 /// The component Service's name, and the `app` label value: the component name truncated to
 /// 63.
-pub fn component_service_name(isvc: &str, component: &str) -> String {
+pub(crate) fn component_service_name(isvc: &str, component: &str) -> String {
     truncate_name(&component_name(isvc, component), MAX_NAME_LENGTH)
 }
 
 /// `modelconfig-<last 20 characters of the InferenceService name>`. Two InferenceServices whose
 /// names end alike share it (DECISIONS #23 makes that an error at a higher level).
-pub fn model_config_name(isvc: &str) -> String {
+pub(crate) fn model_config_name(isvc: &str) -> String {
     format!("modelconfig-{}", last_bytes(isvc, 20))
 }
 
 /// `lws-<last 50 characters of the component name>`: a MultiNode LeaderWorkerSet.
-pub fn lws_name(component_name: &str) -> String {
+pub(crate) fn lws_name(component_name: &str) -> String {
     format!("lws-{}", last_bytes(component_name, 50))
 }
 
 /// The node-selector key that keeps a pod on nodes where the model is downloaded, whose value
 /// is `Ready`: [`base_model_label_key`] for a BaseModel (`namespace` is `Some`),
 /// [`cluster_base_model_label_key`] for a ClusterBaseModel (`None`).
-pub fn model_ready_label_key(namespace: Option<&str>, model: &str) -> String {
+pub(crate) fn model_ready_label_key(namespace: Option<&str>, model: &str) -> String {
     match namespace {
         Some(ns) => base_model_label_key(ns, model),
         None => cluster_base_model_label_key(model),
@@ -70,7 +70,7 @@ pub fn model_ready_label_key(namespace: Option<&str>, model: &str) -> String {
 
 /// `models.ome.io/clusterbasemodel.<name>`; a name longer than 32 becomes
 /// `<hash8>-<last 23>`.
-pub fn cluster_base_model_label_key(model: &str) -> String {
+pub(crate) fn cluster_base_model_label_key(model: &str) -> String {
     let budget = MAX_MODEL_LABEL_NAME_LENGTH - CLUSTER_BASE_MODEL_TYPE.len() - 1;
     let model = truncate_with_hash(model, budget, false);
     format!("{MODEL_LABEL_DOMAIN}/{CLUSTER_BASE_MODEL_TYPE}.{model}")
@@ -80,7 +80,7 @@ pub fn cluster_base_model_label_key(model: &str) -> String {
 /// namespace of at most 8 characters is kept and the name gets the rest; a longer namespace
 /// becomes its bare 8-digit hash and the name gets 30. Each shortened part is
 /// `<hash8>-<suffix>`.
-pub fn base_model_label_key(namespace: &str, model: &str) -> String {
+pub(crate) fn base_model_label_key(namespace: &str, model: &str) -> String {
     let budget = MAX_MODEL_LABEL_NAME_LENGTH - BASE_MODEL_TYPE.len() - 2;
     if namespace.len() + model.len() <= budget {
         return format!("{MODEL_LABEL_DOMAIN}/{namespace}.{BASE_MODEL_TYPE}.{model}");

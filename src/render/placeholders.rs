@@ -33,18 +33,18 @@ use std::fmt::Write as _;
 
 /// What a placeholder can read: the InferenceService's metadata.
 #[derive(Clone, Copy, Debug)]
-pub struct Metadata<'a> {
-    pub name: &'a str,
+pub(crate) struct Metadata<'a> {
+    pub(crate) name: &'a str,
     /// `None` expands to the empty string.
-    pub namespace: Option<&'a str>,
-    pub labels: &'a Map,
-    pub annotations: &'a Map,
+    pub(crate) namespace: Option<&'a str>,
+    pub(crate) labels: &'a Map,
+    pub(crate) annotations: &'a Map,
 }
 
 impl<'a> Metadata<'a> {
     /// The metadata of `isvc`. An InferenceService written without a namespace is in the
     /// namespace lookups use (`--namespace`), which is where it would be applied.
-    pub fn of(isvc: &'a InferenceService) -> Metadata<'a> {
+    pub(crate) fn of(isvc: &'a InferenceService) -> Metadata<'a> {
         Metadata {
             name: &isvc.name,
             namespace: Some(isvc.namespace.as_deref().unwrap_or(&isvc.lookup_namespace)),
@@ -79,17 +79,17 @@ const CLUSTER_ONLY_FIELDS: &[&str] = &[
 
 /// A `{{ ... }}` that is not a supported placeholder.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlaceholderError {
+pub(crate) struct PlaceholderError {
     /// The action as written, from `{{` to `}}` (to the end of the text, shortened, when it
     /// is not closed).
-    pub action: String,
+    pub(crate) action: String,
     /// Byte offset of the action's `{{` in the string.
-    pub offset: usize,
-    pub kind: PlaceholderErrorKind,
+    pub(crate) offset: usize,
+    pub(crate) kind: PlaceholderErrorKind,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlaceholderErrorKind {
+pub(crate) enum PlaceholderErrorKind {
     /// `{{` without a closing `}}`.
     Unterminated,
     /// `{{- ` or ` -}}`.
@@ -119,7 +119,7 @@ pub enum PlaceholderErrorKind {
 
 impl PlaceholderError {
     /// One line saying what is wrong.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let action = &self.action;
         match &self.kind {
             PlaceholderErrorKind::Unterminated => {
@@ -162,7 +162,7 @@ impl PlaceholderError {
     }
 
     /// One line saying how to fix it.
-    pub fn help(&self) -> String {
+    pub(crate) fn help(&self) -> String {
         match &self.kind {
             PlaceholderErrorKind::Unterminated => format!(
                 "OME reads `{{{{` in the runner container as the start of a Go template \
@@ -217,7 +217,7 @@ impl std::error::Error for PlaceholderError {}
 
 /// `text` with its placeholders expanded, or `None` when it holds no `{{` (and so stays as
 /// it is).
-pub fn expand(text: &str, meta: &Metadata<'_>) -> Result<Option<String>, PlaceholderError> {
+pub(crate) fn expand(text: &str, meta: &Metadata<'_>) -> Result<Option<String>, PlaceholderError> {
     let Some(mut open) = text.find("{{") else {
         return Ok(None);
     };
@@ -244,17 +244,17 @@ pub fn expand(text: &str, meta: &Metadata<'_>) -> Result<Option<String>, Placeho
 
 /// A placeholder error in one string of a tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     /// The field's path from the root of the tree: `image`, `args[3]`, `env[2].value`.
-    pub path: String,
+    pub(crate) path: String,
     /// Where the string is in the input; `Pos::NONE` for text ome-render made.
-    pub pos: Pos,
-    pub error: PlaceholderError,
+    pub(crate) pos: Pos,
+    pub(crate) error: PlaceholderError,
 }
 
 /// Expands every string value under `node` in place (a container: image, command, args, env
 /// values, probe paths, …). Returns every error; the strings that had none are expanded.
-pub fn expand_tree(node: &mut Node, meta: &Metadata<'_>) -> Result<(), Vec<FieldError>> {
+pub(crate) fn expand_tree(node: &mut Node, meta: &Metadata<'_>) -> Result<(), Vec<FieldError>> {
     let mut errors = Vec::new();
     let mut path = String::new();
     walk(node, meta, &mut path, &mut errors);

@@ -13,121 +13,16 @@ use super::placeholders;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::merge::{args, strategic};
 use crate::model::runtime::AcceleratorModelConfig;
-use crate::model::{AcceleratorClass, BaseModel, InferenceService};
-use crate::settings::Settings;
+use crate::model::schema::POD_FIELDS;
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, Role, Settings};
 use crate::yaml::{Map, Node, Pos};
 
-/// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
-pub const POD_FIELDS: &[&str] = &[
-    "volumes",
-    "initContainers",
-    "containers",
-    "ephemeralContainers",
-    "restartPolicy",
-    "terminationGracePeriodSeconds",
-    "activeDeadlineSeconds",
-    "dnsPolicy",
-    "nodeSelector",
-    "serviceAccountName",
-    "serviceAccount",
-    "automountServiceAccountToken",
-    "nodeName",
-    "hostNetwork",
-    "hostPID",
-    "hostIPC",
-    "shareProcessNamespace",
-    "securityContext",
-    "imagePullSecrets",
-    "hostname",
-    "subdomain",
-    "affinity",
-    "schedulerName",
-    "tolerations",
-    "hostAliases",
-    "priorityClassName",
-    "priority",
-    "dnsConfig",
-    "readinessGates",
-    "runtimeClassName",
-    "enableServiceLinks",
-    "preemptionPolicy",
-    "overhead",
-    "topologySpreadConstraints",
-    "setHostnameAsFQDN",
-    "os",
-    "hostUsers",
-    "schedulingGates",
-    "resourceClaims",
-];
-
-/// OME's own component fields (ComponentExtensionSpec, the component's own keys, the
-/// router's `config`).
-pub const COMPONENT_FIELDS: &[&str] = &[
-    "minReplicas",
-    "maxReplicas",
-    "timeoutSeconds",
-    "labels",
-    "annotations",
-    "servicePortAppProtocols",
-    "minAvailable",
-    "maxUnavailable",
-    "deploymentStrategy",
-    "lifecycle",
-    "autoscaler",
-    "autoscalerPolicyRef",
-    "runner",
-    "leader",
-    "worker",
-    "topologyKey",
-    "topologySpread",
-    "topologySpreadKey",
-    "acceleratorOverride",
-    "config",
-];
-
-/// Component fields OME v1.3 removed; its API server drops them.
-pub const REMOVED_FIELDS: &[(&str, &str)] = &[
-    (
-        "scaleMetric",
-        "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`",
-    ),
-    (
-        "scaleTarget",
-        "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`",
-    ),
-    ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
-    ("containerConcurrency", "remove it"),
-    ("canaryTrafficPercent", "remove it"),
-    (
-        "workers",
-        "use `engineConfig.leader` and `engineConfig.worker` (with `worker.size`)",
-    ),
-];
-
 /// The name OME gives a runner nobody named.
-pub const DEFAULT_RUNNER_NAME: &str = "ome-container";
-
-/// Which component a pod is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Role {
-    Engine,
-    Decoder,
-    Router,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Engine => "engine",
-            Role::Decoder => "decoder",
-            Role::Router => "router",
-        }
-    }
-}
+pub(crate) const DEFAULT_RUNNER_NAME: &str = "ome-container";
 
 /// How the model's weights reach the pod.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ModelStorage {
+pub(crate) enum ModelStorage {
     /// A PersistentVolumeClaim (`pvc://claim/sub/path`), mounted at `/opt/ml/model`.
     Pvc { claim: String, sub_path: String },
     /// A path on the node (`storage.path`), mounted at the same path.
@@ -138,10 +33,10 @@ pub enum ModelStorage {
     None,
 }
 
-pub const PVC_MODEL_PATH: &str = "/opt/ml/model";
+pub(crate) const PVC_MODEL_PATH: &str = "/opt/ml/model";
 
 impl ModelStorage {
-    pub fn of(model: &BaseModel) -> ModelStorage {
+    pub(crate) fn of(model: &BaseModel) -> ModelStorage {
         if model.distribution.as_deref() == Some("Sharded") {
             return model
                 .storage
@@ -172,7 +67,7 @@ impl ModelStorage {
 
 /// `pvc://[namespace:]claim/sub/path` → (claim, sub path). Anything else, including a
 /// missing sub path or `..` segments, is not a PVC location.
-pub fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
+pub(crate) fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
     let rest = uri.strip_prefix("pvc://")?;
     let (claim_part, sub_path) = rest.split_once('/')?;
     let claim = match claim_part.split(':').collect::<Vec<_>>().as_slice() {
@@ -193,41 +88,41 @@ pub fn parse_pvc_uri(uri: &str) -> Option<(String, String)> {
 }
 
 /// Everything a pod template is made from.
-pub struct PodInputs<'a> {
-    pub isvc: &'a InferenceService,
-    pub role: Role,
+pub(crate) struct PodInputs<'a> {
+    pub(crate) isvc: &'a InferenceService,
+    pub(crate) role: Role,
     /// The pod's fields and `runner`: the merged component, or a leader or worker.
-    pub merged: &'a Node,
+    pub(crate) merged: &'a Node,
     /// The InferenceService's own component, before merging (its `nodeSelector` and
     /// `affinity` win over the class's).
-    pub raw: Option<&'a Node>,
+    pub(crate) raw: Option<&'a Node>,
     /// The InferenceService's own runner for this pod: its resources keep the class's out.
-    pub raw_runner: Option<&'a Node>,
+    pub(crate) raw_runner: Option<&'a Node>,
     /// `PARALLELISM_SIZE` = GPUs × `pods_per_replica` (1 + workers; 0 skips it).
-    pub pods_per_replica: i64,
+    pub(crate) pods_per_replica: i64,
     /// Whether a runner named `ome-container` without a probe gets OME's TCP probe (not in
     /// multi-node pods).
-    pub default_probe: bool,
+    pub(crate) default_probe: bool,
     /// The runtime's whole spec (its top-level `nodeSelector`).
-    pub runtime_spec: &'a Node,
-    pub model: Option<&'a BaseModel>,
-    pub class: Option<&'a AcceleratorClass>,
+    pub(crate) runtime_spec: &'a Node,
+    pub(crate) model: Option<&'a BaseModel>,
+    pub(crate) class: Option<&'a AcceleratorClass>,
     /// `acceleratorConfig[class]` of the best supported-format entry.
-    pub accelerator_config: Option<&'a AcceleratorModelConfig>,
-    pub settings: &'a Settings,
+    pub(crate) accelerator_config: Option<&'a AcceleratorModelConfig>,
+    pub(crate) settings: &'a Settings,
     /// `<isvc>-router`, the forced service account of a router pod.
-    pub router_service_account: Option<&'a str>,
+    pub(crate) router_service_account: Option<&'a str>,
 }
 
 /// A built pod template spec and its runner container.
-pub struct Pod {
-    pub spec: Node,
+pub(crate) struct Pod {
+    pub(crate) spec: Node,
     /// The index in `containers` of the container the runner went into.
-    pub runner_index: usize,
+    pub(crate) runner_index: usize,
 }
 
 /// Errors found while building, with the object and field already attached by the caller.
-pub type Problems = Vec<Diagnostic>;
+pub(crate) type Problems = Vec<Diagnostic>;
 
 fn problem(
     code: Code,
@@ -242,9 +137,11 @@ fn problem(
         .field(field.to_string())
 }
 
-/// Builds the pod template spec. Problems are pushed to `diags`; the pod is still returned
-/// so later checks can run, but the caller must not emit it when an error was pushed.
-pub fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
+/// Builds the pod template spec. Problems are pushed to `diags`. A problem that leaves no pod
+/// to build on (a runner list that is no list, no runner and no containers, a container
+/// without an image) returns `None`; after any other problem the pod is still returned, and
+/// the caller must not emit it.
+pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<Pod> {
     let role = inputs.role.as_str();
     let merged = inputs.merged.as_map()?;
     let mut pod: Map = merged

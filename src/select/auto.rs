@@ -33,31 +33,35 @@ use std::ops::Range;
 
 /// One runtime selection may consider.
 #[derive(Clone, Copy, Debug)]
-pub struct Candidate<'a> {
-    pub name: &'a str,
-    pub scope: Scope,
+pub(crate) struct Candidate<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) scope: Scope,
     /// For a ServingRuntime, the namespace it is visible in (as written, else the default
     /// namespace); ignored for a ClusterServingRuntime.
-    pub namespace: &'a str,
+    pub(crate) namespace: &'a str,
     /// The runtime's own spec: auto-selection ignores what a runtime inherits.
-    pub spec: &'a RuntimeSpec,
+    pub(crate) spec: &'a RuntimeSpec,
     /// Where the runtime is defined, for diagnostics and `explain`'s SOURCE column.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// The auto-selected runtime.
 #[derive(Clone, Debug)]
-pub struct Selection<'a> {
-    pub runtime: Candidate<'a>,
-    pub score: i64,
+pub(crate) struct Selection<'a> {
+    pub(crate) runtime: Candidate<'a>,
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the table tests check the score")
+    )]
+    pub(crate) score: i64,
     /// The entry whose per-entry settings (`acceleratorConfig`) apply, with its index (§9);
     /// `None` when no `autoSelect: true` entry scores above 0.
-    pub best_entry: Option<(usize, &'a SupportedFormat)>,
+    pub(crate) best_entry: Option<(usize, &'a SupportedFormat)>,
 }
 
 /// Why auto-selection found no runtime.
 #[derive(Clone, Debug, PartialEq)]
-pub enum SelectError {
+pub(crate) enum SelectError {
     /// The model has no `modelFormat.name`; in a cluster the model agent fills it in
     /// (DECISIONS #5).
     ModelFormatMissing,
@@ -65,12 +69,12 @@ pub enum SelectError {
 }
 
 /// OME's `ModelValidationError` text for a model without a format name.
-pub const MODEL_FORMAT_REQUIRED: &str =
+pub(crate) const MODEL_FORMAT_REQUIRED: &str =
     "invalid model specification: modelFormat.name: model format name is required";
 
 impl SelectError {
     /// What the user can do about it, for the diagnostic's help line.
-    pub fn help(&self) -> String {
+    pub(crate) fn help(&self) -> String {
         match self {
             SelectError::ModelFormatMissing => "add `spec.modelFormat.name` to the model, and the \
                 other metadata the runtimes match on (`modelFormat.version`, `modelFramework`, \
@@ -98,28 +102,28 @@ impl std::error::Error for SelectError {}
 
 /// OME's `NoRuntimeFoundError`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NoRuntimeFound {
+pub(crate) struct NoRuntimeFound {
     /// The model's format name, which OME prints as both the model and the format.
-    pub format: String,
-    pub namespace: String,
+    pub(crate) format: String,
+    pub(crate) namespace: String,
     /// How many ServingRuntimes (in the namespace) and ClusterServingRuntimes were checked,
     /// disabled ones included.
-    pub namespaced: usize,
-    pub cluster: usize,
+    pub(crate) namespaced: usize,
+    pub(crate) cluster: usize,
     /// The runtimes that failed compatibility: ServingRuntimes first, then
     /// ClusterServingRuntimes, each by name (DECISIONS #16). Runtimes that are compatible but
     /// never auto-selected are counted, not listed.
-    pub excluded: Vec<Excluded>,
+    pub(crate) excluded: Vec<Excluded>,
 }
 
 /// One runtime in the "Excluded runtimes" list.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Excluded {
-    pub name: String,
-    pub scope: Scope,
-    pub pos: Pos,
-    pub check: Check,
-    pub reason: String,
+pub(crate) struct Excluded {
+    pub(crate) name: String,
+    pub(crate) scope: Scope,
+    pub(crate) pos: Pos,
+    pub(crate) check: Check,
+    pub(crate) reason: String,
 }
 
 impl fmt::Display for NoRuntimeFound {
@@ -152,21 +156,21 @@ impl fmt::Display for NoRuntimeFound {
 
 /// The warning OME's webhook gives when it will auto-select: `Runtime <rt> will be
 /// auto-selected for model <model>`.
-pub fn auto_selected_warning(runtime: &str, model: &str) -> String {
+pub(crate) fn auto_selected_warning(runtime: &str, model: &str) -> String {
     format!("Runtime {runtime} will be auto-selected for model {model}")
 }
 
 /// The webhook's rejection when auto-selection fails for an InferenceService with an engine
 /// but no complete runner: `no supporting runtime found for model <model> and engine does not
 /// have complete runner configuration: <error>`.
-pub fn admission_error(model: &str, error: &SelectError) -> String {
+pub(crate) fn admission_error(model: &str, error: &SelectError) -> String {
     format!(
         "no supporting runtime found for model {model} and engine does not have complete runner configuration: {error}"
     )
 }
 
 /// Checks what auto-selection needs from the model: a non-empty `modelFormat.name`.
-pub fn validate_model(model: &BaseModel) -> Result<(), SelectError> {
+pub(crate) fn validate_model(model: &BaseModel) -> Result<(), SelectError> {
     match &model.format {
         Some(format) if !format.name.is_empty() => Ok(()),
         _ => Err(SelectError::ModelFormatMissing),
@@ -175,7 +179,7 @@ pub fn validate_model(model: &BaseModel) -> Result<(), SelectError> {
 
 /// Every runtime, indexed for auto-selection. Built once; cheap to query per model.
 #[derive(Debug)]
-pub struct RuntimeIndex<'a> {
+pub(crate) struct RuntimeIndex<'a> {
     /// ServingRuntimes sorted by (namespace, name), then ClusterServingRuntimes by name.
     runtimes: Vec<Candidate<'a>>,
     /// The ServingRuntimes of each namespace, as a range of `runtimes`.
@@ -190,7 +194,7 @@ pub struct RuntimeIndex<'a> {
 /// What an entry must share with a model to match it: format name, framework name,
 /// architecture and quantization, each compared exactly (absent only matches absent).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct MatchKey {
+pub(crate) struct MatchKey {
     format: String,
     framework: Option<String>,
     architecture: Option<String>,
@@ -219,7 +223,7 @@ impl MatchKey {
 }
 
 impl<'a> RuntimeIndex<'a> {
-    pub fn new(candidates: impl IntoIterator<Item = Candidate<'a>>) -> RuntimeIndex<'a> {
+    pub(crate) fn new(candidates: impl IntoIterator<Item = Candidate<'a>>) -> RuntimeIndex<'a> {
         let mut runtimes: Vec<Candidate<'a>> = candidates.into_iter().collect();
         // Stable, so two runtimes with the same key (an input error reported elsewhere) keep
         // their input order.
@@ -267,7 +271,7 @@ impl<'a> RuntimeIndex<'a> {
 
     /// The runtimes an InferenceService in `namespace` can see: its namespace's
     /// ServingRuntimes, then all ClusterServingRuntimes, each group by name.
-    pub fn visible(&self, namespace: &str) -> impl Iterator<Item = &Candidate<'a>> {
+    pub(crate) fn visible(&self, namespace: &str) -> impl Iterator<Item = &Candidate<'a>> {
         let own = self.namespaces.get(namespace).cloned().unwrap_or(0..0);
         self.runtimes[own]
             .iter()
@@ -292,7 +296,7 @@ impl<'a> RuntimeIndex<'a> {
     }
 
     /// Picks the runtime OME would auto-select for `model`, or says why there is none.
-    pub fn select(
+    pub(crate) fn select(
         &self,
         model: &BaseModel,
         request: &Request,

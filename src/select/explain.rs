@@ -14,26 +14,26 @@ use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Pos, Value};
 
 /// Printed instead of a table when the namespace sees no runtime at all (OME exits 0).
-pub const NO_RUNTIMES_NOTE: &str =
+pub(crate) const NO_RUNTIMES_NOTE: &str =
     "No serving runtimes found in the selected namespace or at cluster scope.";
 
 /// Printed before the table when the explained InferenceService names its runtime.
-pub const EXPLICIT_RUNTIME_NOTE: &str =
+pub(crate) const EXPLICIT_RUNTIME_NOTE: &str =
     "Note: spec.runtime is explicit; automatic selection below is hypothetical.";
 
 /// One runtime's line in the explanation.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExplainRow<'a> {
-    pub runtime: &'a str,
-    pub scope: Scope,
+pub(crate) struct ExplainRow<'a> {
+    pub(crate) runtime: &'a str,
+    pub(crate) scope: Scope,
     /// Where the runtime is defined.
-    pub pos: Pos,
-    pub verdict: Verdict,
+    pub(crate) pos: Pos,
+    pub(crate) verdict: Verdict,
 }
 
 /// The COMPATIBLE, PRIORITY, WEIGHT and REASON columns.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Auto-selection would consider the runtime. Priority and weight are those of its first
     /// matching entry, as OME reports them (not the score that ranks it).
     Yes { priority: i64, weight: i64 },
@@ -45,7 +45,7 @@ impl<'a> RuntimeIndex<'a> {
     /// Every runtime visible in the request's namespace, weighed for `model`. Call
     /// [`validate_model`](super::auto::validate_model) first: without a format name every
     /// runtime reads as a format mismatch.
-    pub fn explain(&self, model: &BaseModel, request: &Request) -> Vec<ExplainRow<'a>> {
+    pub(crate) fn explain(&self, model: &BaseModel, request: &Request) -> Vec<ExplainRow<'a>> {
         let mut selectable: Vec<Ranked<'a>> = Vec::new();
         let mut skipped = Vec::new();
         // `visible` yields ServingRuntimes then ClusterServingRuntimes, each by name: the
@@ -84,7 +84,7 @@ impl<'a> RuntimeIndex<'a> {
 }
 
 /// `Namespaced` or `Cluster`, as the SCOPE column spells it.
-pub fn scope_label(scope: Scope) -> &'static str {
+pub(crate) fn scope_label(scope: Scope) -> &'static str {
     match scope {
         Scope::Namespaced => "Namespaced",
         Scope::Cluster => "Cluster",
@@ -95,7 +95,7 @@ pub fn scope_label(scope: Scope) -> &'static str {
 /// padded and separated by at least two spaces as kubectl prints them, one line per row.
 /// `source` turns a runtime's position into `path:line`; a position the renderer made itself
 /// shows as `-`.
-pub fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> String {
+pub(crate) fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> String {
     let header = [
         "RUNTIME",
         "SCOPE",
@@ -151,7 +151,7 @@ pub fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> 
 /// The rows as one JSON object: `{"selected": {"runtime", "scope"} or null, "runtimes": [{"runtime",
 /// "scope", "compatible", "priority", "weight", "reason", "source"}]}`. Priority and weight
 /// are null on `No` rows, the reason null on `Yes` rows.
-pub fn render_json(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> String {
+pub(crate) fn render_json(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> String {
     let null = || Node::made(Value::Null);
     let selected = rows
         .iter()

@@ -6,38 +6,38 @@
 //! Compatibility says nothing about `autoSelect`: a runtime can be compatible and still never
 //! be auto-selected (see [`scorer`](super::scorer) and [`auto`](super::auto)).
 
-use super::request::{Request, is_deployment_mode};
+use super::request::Request;
 use super::{size, version};
 use crate::model::{
-    BaseModel, DiffusionComponent, DiffusionPipeline, FormatRef, RuntimeSpec, SupportedFormat,
+    BaseModel, DiffusionComponent, DiffusionPipeline, FormatRef, Role, RuntimeSpec, SupportedFormat,
 };
 
 /// What a compatible runtime matched with.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Match<'s> {
+pub(crate) struct Match<'s> {
     /// The first entry that matches the model, and its index in `supportedModelFormats`.
-    pub entry: &'s SupportedFormat,
-    pub entry_index: usize,
+    pub(crate) entry: &'s SupportedFormat,
+    pub(crate) entry_index: usize,
     /// Priority and weight as `kubectl ome runtime explain` reports them (§5.3): the entry's
     /// priority (1 when unset), and `(format weight + framework weight) × priority` counting
     /// only positive weights. Unlike the score, a weight of 0 stays 0.
-    pub priority: i64,
-    pub weight: i64,
+    pub(crate) priority: i64,
+    pub(crate) weight: i64,
     /// OME's compatibility warnings, which nothing else surfaces.
-    pub warnings: Vec<&'static str>,
+    pub(crate) warnings: Vec<&'static str>,
 }
 
 /// Why a runtime does not support a model: the first check that failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Incompatible {
-    pub check: Check,
+pub(crate) struct Incompatible {
+    pub(crate) check: Check,
     /// OME's reason text, as the "Excluded runtimes" list and `explain` print it.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The compatibility checks, in the order OME runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     Disabled,
     AcceleratorClass,
     DeploymentMode,
@@ -48,7 +48,7 @@ pub enum Check {
 impl Check {
     /// Accelerator and mode failures are about where the model would run, not about the model:
     /// OME reports them for a named runtime with an empty model name (§7.2).
-    pub fn is_placement(self) -> bool {
+    pub(crate) fn is_placement(self) -> bool {
         matches!(self, Check::AcceleratorClass | Check::DeploymentMode)
     }
 }
@@ -57,13 +57,14 @@ pub(crate) const DISABLED_REASON: &str = "runtime is disabled";
 pub(crate) const ACCELERATOR_REASON: &str =
     "runtime does not support the required accelerator class";
 /// [`Match::warnings`]: the runtime is compatible but no entry sets `autoSelect: true`.
-pub const NO_AUTO_SELECT_WARNING: &str =
+pub(crate) const NO_AUTO_SELECT_WARNING: &str =
     "runtime does not have auto-select enabled for any supported format";
 /// [`Match::warnings`]: the runtime has a size range the model cannot be checked against.
-pub const NO_SIZE_WARNING: &str = "model does not specify size, but runtime has size constraints";
+pub(crate) const NO_SIZE_WARNING: &str =
+    "model does not specify size, but runtime has size constraints";
 
 /// OME's `GetCompatibilityDetails`: the first matching entry, or the first failed check.
-pub fn check<'s>(
+pub(crate) fn check<'s>(
     spec: &'s RuntimeSpec,
     model: &BaseModel,
     request: &Request,
@@ -252,7 +253,7 @@ fn named_version_reason(what: &str, model: &FormatRef, entry: &FormatRef) -> Opt
 }
 
 /// OME's model label: `mt:<format>[:<version>][:<arch>][:<quantization>][:<framework>[:<version>]]`.
-pub fn model_label(model: &BaseModel) -> String {
+pub(crate) fn model_label(model: &BaseModel) -> String {
     let format = model_format(model);
     let mut parts = vec![format!("mt:{}", format.name)];
     parts.extend(format.version.iter().cloned());
@@ -354,20 +355,11 @@ fn accelerators_supported(spec: &RuntimeSpec, required: &[String]) -> bool {
 /// The engine is compared before the decoder.
 fn mode_mismatch(spec: &RuntimeSpec, request: &Request) -> Option<String> {
     let components = [
-        (
-            "engine",
-            spec.engine_mode.as_deref(),
-            request.engine_mode.as_deref(),
-        ),
-        (
-            "decoder",
-            spec.decoder_mode.as_deref(),
-            request.decoder_mode.as_deref(),
-        ),
+        (Role::Engine, spec.engine_mode, request.engine_mode),
+        (Role::Decoder, spec.decoder_mode, request.decoder_mode),
     ];
     components.into_iter().find_map(|(component, runtime, requested)| {
-        let runtime = runtime.filter(|m| is_deployment_mode(m))?;
-        let requested = requested.filter(|m| is_deployment_mode(m))?;
+        let (runtime, requested) = (runtime?, requested?);
         (runtime != requested).then(|| {
             format!(
                 "runtime {component} deployment mode {runtime} does not match requested {component} deployment mode {requested}"

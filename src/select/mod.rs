@@ -17,20 +17,15 @@
 //! Everything here is pure: inputs are the typed model views, outputs are values and OME's
 //! exact message texts, which the caller turns into diagnostics.
 
-pub mod accelerator_policy;
-pub mod auto;
-pub mod explain;
-pub mod matcher;
-pub mod named;
-pub mod request;
-pub mod resolve;
-pub mod scorer;
-pub mod size;
+pub(crate) mod accelerator_policy;
+pub(crate) mod auto;
+pub(crate) mod explain;
+pub(crate) mod matcher;
+pub(crate) mod named;
+pub(crate) mod request;
+pub(crate) mod resolve;
+pub(crate) mod scorer;
+pub(crate) mod size;
 #[cfg(test)]
 mod testutil;
-pub mod version;
-
-pub use auto::{Candidate, NoRuntimeFound, RuntimeIndex, SelectError, Selection};
-pub use explain::{ExplainRow, Verdict};
-pub use named::NamedCheck;
-pub use request::Request;
+pub(crate) mod version;

@@ -14,7 +14,7 @@ use crate::model::{BaseModel, RuntimeSpec, Scope};
 
 /// What OME v1.3 says about a named runtime and the InferenceService's model.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NamedCheck {
+pub(crate) enum NamedCheck {
     /// The runtime declares support: nothing to say.
     Compatible,
     /// The runtime is disabled: OME's webhook rejects the InferenceService with `message`.
@@ -34,7 +34,7 @@ pub enum NamedCheck {
 /// The order is OME's, except that a disabled runtime is reported before a model without
 /// metadata: OME validates the model first, but a disabled runtime is an error whatever the
 /// model says, and a model without metadata only earns a warning here.
-pub fn check_named(
+pub(crate) fn check_named(
     runtime: &str,
     scope: Scope,
     spec: &RuntimeSpec,
@@ -80,7 +80,7 @@ fn compatibility_error(runtime: &str, model: &BaseModel, incompatible: &Incompat
 
 /// OME v1.3's admission warning: `runtime "<rt>" does not declare support for model "<model>"
 /// (<error>); proceeding because the runtime was named explicitly`.
-pub fn not_declared_warning(runtime: &str, model: &str, error: &str) -> String {
+pub(crate) fn not_declared_warning(runtime: &str, model: &str, error: &str) -> String {
     format!(
         "runtime \"{runtime}\" does not declare support for model \"{model}\" ({error}); proceeding because the runtime was named explicitly"
     )
@@ -88,7 +88,7 @@ pub fn not_declared_warning(runtime: &str, model: &str, error: &str) -> String {
 
 /// OME's `RuntimeDisabledError`: `cluster-scoped runtime <rt> is disabled` or
 /// `namespace-scoped runtime <rt> is disabled`.
-pub fn disabled_error(runtime: &str, scope: Scope) -> String {
+pub(crate) fn disabled_error(runtime: &str, scope: Scope) -> String {
     let scope = match scope {
         Scope::Namespaced => "namespace-scoped",
         Scope::Cluster => "cluster-scoped",
@@ -98,19 +98,19 @@ pub fn disabled_error(runtime: &str, scope: Scope) -> String {
 
 /// How OME v1.3's webhook rejects an InferenceService whose named runtime is disabled or
 /// missing: `runtime <rt> does not support model <model>: <error>`.
-pub fn admission_rejection(runtime: &str, model: &str, error: &str) -> String {
+pub(crate) fn admission_rejection(runtime: &str, model: &str, error: &str) -> String {
     format!("runtime {runtime} does not support model {model}: {error}")
 }
 
 /// The lookup failure when `spec.runtime.kind` is `ClusterServingRuntime` (or unset):
 /// `runtime <rt> not found in namespace <ns> or at cluster scope`.
-pub fn runtime_not_found(runtime: &str, namespace: &str) -> String {
+pub(crate) fn runtime_not_found(runtime: &str, namespace: &str) -> String {
     format!("runtime {runtime} not found in namespace {namespace} or at cluster scope")
 }
 
 /// The lookup failure when `spec.runtime.kind` is `ServingRuntime`: `ServingRuntime <rt> not
 /// found in namespace <ns>`.
-pub fn serving_runtime_not_found(runtime: &str, namespace: &str) -> String {
+pub(crate) fn serving_runtime_not_found(runtime: &str, namespace: &str) -> String {
     format!("ServingRuntime {runtime} not found in namespace {namespace}")
 }
 

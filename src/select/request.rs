@@ -2,40 +2,26 @@
 //! ServingRuntimes it sees, the accelerator classes it names (selection spec §10) and the
 //! deployment mode each component requests (§11, OME v1.3).
 
-use crate::model::InferenceService;
-use crate::model::runtime::DEPLOYMENT_MODE_ANNOTATION;
-use crate::yaml::Node;
-
-/// The deployment modes OME v1.3 recognises. Any other value, or an empty one, is "no mode".
-pub const DEPLOYMENT_MODES: [&str; 4] = [
-    "RawDeployment",
-    "OMENative",
-    "MultiNode",
-    "VirtualDeployment",
-];
-
-/// Whether `mode` is one of [`DEPLOYMENT_MODES`] (case-sensitive).
-pub fn is_deployment_mode(mode: &str) -> bool {
-    DEPLOYMENT_MODES.contains(&mode)
-}
+use crate::model::component::declared_mode;
+use crate::model::{DeploymentMode, InferenceService};
 
 /// The constraints selection applies to runtimes on behalf of one InferenceService.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     /// The namespace whose ServingRuntimes are visible (ClusterServingRuntimes always are).
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// Every class the runtime must list, deduplicated, in the order the InferenceService
     /// names them. Empty means no accelerator constraint.
-    pub accelerator_classes: Vec<String>,
-    /// The engine's requested mode, always a valid mode when set.
-    pub engine_mode: Option<String>,
+    pub(crate) accelerator_classes: Vec<String>,
+    /// The engine's requested mode.
+    pub(crate) engine_mode: Option<DeploymentMode>,
     /// The decoder's requested mode; `None` when the InferenceService has no decoder.
-    pub decoder_mode: Option<String>,
+    pub(crate) decoder_mode: Option<DeploymentMode>,
 }
 
 impl Request {
     /// A request with no constraints but the namespace, as `explain --model` uses.
-    pub fn for_namespace(namespace: &str) -> Request {
+    pub(crate) fn for_namespace(namespace: &str) -> Request {
         Request {
             namespace: namespace.to_string(),
             ..Request::default()
@@ -48,27 +34,16 @@ impl Request {
     /// mode, else `spec.deploymentMode` when that is `OMENative` or `RawDeployment`. The
     /// engine is constrained even without `spec.engine`; the decoder only when the
     /// InferenceService has `spec.decoder`. `metadata.annotations` play no part.
-    pub fn from_inference_service(isvc: &InferenceService) -> Request {
-        // `spec.deploymentMode` only takes these two values; anything else constrains nothing.
-        let spec_mode = isvc
-            .deployment_mode
-            .as_deref()
-            .filter(|m| matches!(*m, "OMENative" | "RawDeployment"));
-        let component_mode = |component: Option<&Node>| {
-            component
-                .and_then(|c| c.str_at(&["annotations", DEPLOYMENT_MODE_ANNOTATION]))
-                .filter(|m| is_deployment_mode(m))
-                .or(spec_mode)
-                .map(str::to_string)
-        };
+    pub(crate) fn from_inference_service(isvc: &InferenceService) -> Request {
+        let spec_mode = isvc.deployment_mode.as_deref();
         Request {
             namespace: isvc.lookup_namespace.clone(),
             accelerator_classes: isvc.required_accelerator_classes(),
-            engine_mode: component_mode(isvc.engine.as_ref()),
+            engine_mode: declared_mode(isvc.engine.as_ref(), spec_mode),
             decoder_mode: isvc
                 .decoder
                 .as_ref()
-                .and_then(|decoder| component_mode(Some(decoder))),
+                .and_then(|decoder| declared_mode(Some(decoder), spec_mode)),
         }
     }
 }
@@ -77,6 +52,10 @@ impl Request {
 mod tests {
     use super::*;
     use crate::select::testutil::isvc;
+
+    fn text(mode: Option<DeploymentMode>) -> Option<&'static str> {
+        mode.map(DeploymentMode::as_str)
+    }
 
     #[test]
     fn reads_namespace_and_accelerator_classes() {
@@ -99,7 +78,7 @@ mod tests {
 
     #[test]
     fn engine_mode_prefers_a_valid_annotation_then_spec_deployment_mode() {
-        let mode = |text: &str| Request::from_inference_service(&isvc(text)).engine_mode;
+        let mode = |t: &str| text(Request::from_inference_service(&isvc(t)).engine_mode);
         // M01: metadata annotations are ignored.
         assert_eq!(
             mode("{metadata: {name: s, annotations: {ome.io/deploymentMode: MultiNode}}}"),
@@ -115,23 +94,25 @@ mod tests {
             None
         );
         assert_eq!(
-            mode("{spec: {engine: {annotations: {ome.io/deploymentMode: MultiNode}}}}").as_deref(),
+            mode("{spec: {engine: {annotations: {ome.io/deploymentMode: MultiNode}}}}"),
             Some("MultiNode")
         );
         // M06: spec.deploymentMode applies, even without spec.engine; the annotation wins.
         assert_eq!(
-            mode("{spec: {deploymentMode: RawDeployment}}").as_deref(),
+            mode("{spec: {deploymentMode: RawDeployment}}"),
             Some("RawDeployment")
         );
         assert_eq!(
-            mode("{spec: {deploymentMode: RawDeployment, engine: {annotations: {ome.io/deploymentMode: MultiNode}}}}")
-                .as_deref(),
+            mode(
+                "{spec: {deploymentMode: RawDeployment, engine: {annotations: {ome.io/deploymentMode: MultiNode}}}}"
+            ),
             Some("MultiNode")
         );
         // An invalid annotation falls back to spec.deploymentMode.
         assert_eq!(
-            mode("{spec: {deploymentMode: OMENative, engine: {annotations: {ome.io/deploymentMode: Nope}}}}")
-                .as_deref(),
+            mode(
+                "{spec: {deploymentMode: OMENative, engine: {annotations: {ome.io/deploymentMode: Nope}}}}"
+            ),
             Some("OMENative")
         );
         // spec.deploymentMode only constrains with OMENative or RawDeployment.
@@ -140,14 +121,14 @@ mod tests {
 
     #[test]
     fn decoder_mode_needs_a_decoder() {
-        let mode = |text: &str| Request::from_inference_service(&isvc(text)).decoder_mode;
+        let mode = |t: &str| text(Request::from_inference_service(&isvc(t)).decoder_mode);
         assert_eq!(mode("{spec: {deploymentMode: OMENative}}"), None);
         assert_eq!(
-            mode("{spec: {deploymentMode: OMENative, decoder: {}}}").as_deref(),
+            mode("{spec: {deploymentMode: OMENative, decoder: {}}}"),
             Some("OMENative")
         );
         assert_eq!(
-            mode("{spec: {decoder: {annotations: {ome.io/deploymentMode: MultiNode}}}}").as_deref(),
+            mode("{spec: {decoder: {annotations: {ome.io/deploymentMode: MultiNode}}}}"),
             Some("MultiNode")
         );
     }

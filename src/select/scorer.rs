@@ -10,14 +10,14 @@ use super::version;
 use crate::model::{BaseModel, FormatRef, RuntimeSpec, SupportedFormat};
 
 /// The weight a format contributes when its `weight` is 0 (OME's `ModelFormatWeight`).
-pub const DEFAULT_FORMAT_WEIGHT: i64 = 10;
+pub(crate) const DEFAULT_FORMAT_WEIGHT: i64 = 10;
 /// The weight a framework contributes when its `weight` is 0 (OME's `ModelFrameworkWeight`).
-pub const DEFAULT_FRAMEWORK_WEIGHT: i64 = 5;
+pub(crate) const DEFAULT_FRAMEWORK_WEIGHT: i64 = 5;
 
 /// OME's `CalculateFormatScore`: `(format weight + framework weight) × priority` when the
 /// entry's format and framework agree with the model's, else 0. A weight of 0 counts as
 /// 10 (format) or 5 (framework); negative weights count as written.
-pub fn entry_score(entry: &SupportedFormat, model: &BaseModel, priority: i64) -> i64 {
+pub(crate) fn entry_score(entry: &SupportedFormat, model: &BaseModel, priority: i64) -> i64 {
     let model_format = model_format(model);
     let mut score: i64 = 0;
     if let Some(format) = &entry.model_format {
@@ -50,7 +50,7 @@ pub fn entry_score(entry: &SupportedFormat, model: &BaseModel, priority: i64) ->
 /// OME's `CalculateScore`: the best entry score over entries that do not set
 /// `autoSelect: false` (unset counts), each with its own priority (1 when unset); never
 /// below 0.
-pub fn runtime_score(spec: &RuntimeSpec, model: &BaseModel) -> i64 {
+pub(crate) fn runtime_score(spec: &RuntimeSpec, model: &BaseModel) -> i64 {
     spec.formats
         .iter()
         .filter(|entry| entry.auto_select != Some(false))
@@ -62,7 +62,7 @@ pub fn runtime_score(spec: &RuntimeSpec, model: &BaseModel) -> i64 {
 /// An auto-selected runtime considers only `autoSelect: true` entries (unset is excluded
 /// here); a named runtime considers all. Every entry is scored with priority 1; the strictly
 /// highest positive score wins, the earlier entry on ties.
-pub fn best_entry<'s>(
+pub(crate) fn best_entry<'s>(
     spec: &'s RuntimeSpec,
     model: &BaseModel,
     auto_selected: bool,

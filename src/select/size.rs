@@ -7,7 +7,7 @@ use crate::model::runtime::SizeRange;
 /// A parameter count as OME reads it: an optional upper-case suffix (`T` = 10¹², `B` = 10⁹,
 /// `M` = 10⁶, checked in that order, exactly one stripped) after a number in Go's float
 /// syntax. Anything unparseable is 0, silently, as in OME (`4b`, `7 B`, `""`).
-pub fn parse_size(text: &str) -> f64 {
+pub(crate) fn parse_size(text: &str) -> f64 {
     let (number, multiplier) = if let Some(n) = text.strip_suffix('T') {
         (n, 1e12)
     } else if let Some(n) = text.strip_suffix('B') {
@@ -22,7 +22,7 @@ pub fn parse_size(text: &str) -> f64 {
 
 /// Whether `size` lies within the bounds the range sets (inclusive). A missing bound is open
 /// (v1.3), so `{}` accepts every size.
-pub fn in_range(size: &str, range: &SizeRange) -> bool {
+pub(crate) fn in_range(size: &str, range: &SizeRange) -> bool {
     let size = parse_size(size);
     // Written as OME writes it so that NaN compares the same way (it passes both tests).
     let below = range
@@ -37,7 +37,7 @@ pub fn in_range(size: &str, range: &SizeRange) -> bool {
 }
 
 /// The range as OME prints it, bounds as written: `[1B, 13B]`, `[70B, inf)`, `(-inf, 13B]`.
-pub fn range_label(range: &SizeRange) -> String {
+pub(crate) fn range_label(range: &SizeRange) -> String {
     let lower = range
         .min
         .as_deref()
@@ -50,7 +50,7 @@ pub fn range_label(range: &SizeRange) -> String {
 }
 
 /// `model size <size> is outside supported range <range>`.
-pub fn out_of_range_reason(size: &str, range: &SizeRange) -> String {
+pub(crate) fn out_of_range_reason(size: &str, range: &SizeRange) -> String {
     format!(
         "model size {size} is outside supported range {}",
         range_label(range)
@@ -60,7 +60,7 @@ pub fn out_of_range_reason(size: &str, range: &SizeRange) -> String {
 /// How far the model's size is from the runtime's range: the sum over the bounds the range
 /// sets of `|bound − size|`. No size or no range is 0, the best. With both bounds and the size
 /// inside, this is the width of the range, so the narrowest range wins.
-pub fn distance(size: Option<&str>, range: Option<&SizeRange>) -> f64 {
+pub(crate) fn distance(size: Option<&str>, range: Option<&SizeRange>) -> f64 {
     let (Some(size), Some(range)) = (size, range) else {
         return 0.0;
     };

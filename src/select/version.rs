@@ -10,28 +10,28 @@ use std::cmp::Ordering;
 
 /// A parsed version: `[v]MAJOR[.MINOR[.PATCH[.dev…][-pre…][+build…]]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Version {
-    pub major: u64,
-    pub minor: u64,
-    pub patch: u64,
+pub(crate) struct Version {
+    pub(crate) major: u64,
+    pub(crate) minor: u64,
+    pub(crate) patch: u64,
     /// After `-` in the third part, split on `.` (`1.8.0-beta` → `[beta]`).
-    pub pre: Vec<String>,
+    pub(crate) pre: Vec<String>,
     /// After `+` in the third part, split on `.` (`4.43.0+build` → `[build]`).
-    pub build: Vec<String>,
+    pub(crate) build: Vec<String>,
     /// After the patch number's first `.` (`4.45.0.dev0` → `[dev0]`, `1.2.3.4` → `[4]`).
-    pub dev: Vec<String>,
+    pub(crate) dev: Vec<String>,
     /// How many dot-separated parts were written: 1, 2 or 3. Ordering operators only compare
     /// versions of the same precision.
-    pub precision: u8,
+    pub(crate) precision: u8,
     /// Whether the major part was written `v1` rather than `1`.
-    pub v_prefix: bool,
+    pub(crate) v_prefix: bool,
 }
 
 impl Version {
     /// Parses a version, or `None` when OME's parser would fail: an empty string, a
     /// non-numeric or leading-zero part (`1.08.0`), an upper-case `V`, a suffix outside the
     /// third part (`1.2-beta`), or an empty suffix element (`1.0.0-`).
-    pub fn parse(text: &str) -> Option<Version> {
+    pub(crate) fn parse(text: &str) -> Option<Version> {
         if text.is_empty() {
             return None;
         }
@@ -75,7 +75,7 @@ impl Version {
 
     /// A version with any pre-release, build or dev element. OME compares those for equality
     /// only, whatever the operator.
-    pub fn is_unofficial(&self) -> bool {
+    pub(crate) fn is_unofficial(&self) -> bool {
         !self.pre.is_empty() || !self.build.is_empty() || !self.dev.is_empty()
     }
 }
@@ -83,7 +83,7 @@ impl Version {
 /// OME's `CompareVersion`: major, minor and patch numerically, then the pre-release, build and
 /// dev elements, each list element by element in byte order and then by length (shorter is
 /// smaller). Precision and the `v` prefix take no part.
-pub fn compare(a: &Version, b: &Version) -> Ordering {
+pub(crate) fn compare(a: &Version, b: &Version) -> Ordering {
     // `Vec<String>`'s ordering is exactly "element-wise, then shorter first".
     (a.major, a.minor, a.patch)
         .cmp(&(b.major, b.minor, b.patch))
@@ -99,7 +99,7 @@ pub fn compare(a: &Version, b: &Version) -> Ordering {
 /// - `Equal`, or either side unofficial: the versions compare equal (a missing part is 0).
 /// - Otherwise precision and `v` prefix must agree, then `GreaterThan` is entry > model,
 ///   `GreaterThanOrEqual` is entry ≥ model, and any other operator string means equality.
-pub fn accepts(entry_version: &str, operator: &str, model_version: &str) -> bool {
+pub(crate) fn accepts(entry_version: &str, operator: &str, model_version: &str) -> bool {
     let (Some(entry), Some(model)) = (Version::parse(entry_version), Version::parse(model_version))
     else {
         return false;

@@ -11,7 +11,7 @@ use super::node::{Map, Node, Value};
 use std::io::Write as _;
 
 /// Appends `node` as one YAML document (no `---`), ending with a newline.
-pub fn write_yaml(node: &Node, out: &mut Vec<u8>) {
+pub(crate) fn write_yaml(node: &Node, out: &mut Vec<u8>) {
     match &node.value {
         Value::Map(m) if !m.is_empty() => write_map_body(m, 0, out),
         Value::Seq(s) if !s.is_empty() => write_seq_body(s, 0, out),
@@ -23,7 +23,8 @@ pub fn write_yaml(node: &Node, out: &mut Vec<u8>) {
 }
 
 /// The node as a YAML document in a string.
-pub fn to_yaml_string(node: &Node) -> String {
+#[cfg(test)]
+pub(crate) fn to_yaml_string(node: &Node) -> String {
     let mut out = Vec::new();
     write_yaml(node, &mut out);
     String::from_utf8(out).unwrap_or_default()
@@ -334,12 +335,12 @@ fn format_float(x: f64) -> String {
 }
 
 /// Appends `node` as one line of JSON, with a newline.
-pub fn write_json_line(node: &Node, out: &mut Vec<u8>) {
+pub(crate) fn write_json_line(node: &Node, out: &mut Vec<u8>) {
     write_json(node, out);
     out.push(b'\n');
 }
 
-pub fn write_json(node: &Node, out: &mut Vec<u8>) {
+pub(crate) fn write_json(node: &Node, out: &mut Vec<u8>) {
     match &node.value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
@@ -383,7 +384,7 @@ pub fn write_json(node: &Node, out: &mut Vec<u8>) {
 }
 
 /// The node as compact JSON text.
-pub fn to_json_string(node: &Node) -> String {
+pub(crate) fn to_json_string(node: &Node) -> String {
     let mut out = Vec::new();
     write_json(node, &mut out);
     String::from_utf8(out).unwrap_or_default()
@@ -406,7 +407,7 @@ fn is_json_number(raw: &str) -> bool {
         && exponent.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
 }
 
-pub fn write_json_string(s: &str, out: &mut Vec<u8>) {
+pub(crate) fn write_json_string(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {

@@ -10,21 +10,21 @@ use std::fmt;
 /// Where a node came from: an index into the loaded source files, a 1-based line and a
 /// 0-based column. `Pos::NONE` marks nodes the renderer made itself.
 #[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct Pos {
-    pub file: u32,
-    pub line: u32,
-    pub col: u32,
+pub(crate) struct Pos {
+    pub(crate) file: u32,
+    pub(crate) line: u32,
+    pub(crate) col: u32,
 }
 
 impl Pos {
     /// A node made by the renderer, with no place in any input.
-    pub const NONE: Pos = Pos {
+    pub(crate) const NONE: Pos = Pos {
         file: u32::MAX,
         line: 0,
         col: 0,
     };
 
-    pub fn is_none(self) -> bool {
+    pub(crate) fn is_none(self) -> bool {
         self.line == 0
     }
 }
@@ -32,13 +32,13 @@ impl Pos {
 /// One value with its position. For a map entry the position is that of its key, which is
 /// where a reader looks for `field: value`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    pub pos: Pos,
-    pub value: Value,
+pub(crate) struct Node {
+    pub(crate) pos: Pos,
+    pub(crate) value: Value,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     Null,
     Bool(bool),
     Int(i64),
@@ -51,46 +51,42 @@ pub enum Value {
 
 /// An ordered map with string keys.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Map {
+pub(crate) struct Map {
     entries: Vec<(String, Node)>,
 }
 
 impl Map {
-    pub fn new() -> Map {
+    pub(crate) fn new() -> Map {
         Map::default()
     }
 
-    pub fn with_capacity(n: usize) -> Map {
+    pub(crate) fn with_capacity(n: usize) -> Map {
         Map {
             entries: Vec::with_capacity(n),
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.entries
             .iter_mut()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
     }
 
-    pub fn contains_key(&self, key: &str) -> bool {
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
     /// Sets `key`, replacing its value in place if present, else appending it.
-    pub fn insert(&mut self, key: impl Into<String>, value: Node) {
+    pub(crate) fn insert(&mut self, key: impl Into<String>, value: Node) {
         let key = key.into();
         match self.get_mut(&key) {
             Some(slot) => *slot = value,
@@ -99,7 +95,7 @@ impl Map {
     }
 
     /// The value at `key`, inserted at the end from `default` when absent.
-    pub fn entry_or(&mut self, key: &str, default: impl FnOnce() -> Node) -> &mut Node {
+    pub(crate) fn entry_or(&mut self, key: &str, default: impl FnOnce() -> Node) -> &mut Node {
         let i = match self.entries.iter().position(|(k, _)| k == key) {
             Some(i) => i,
             None => {
@@ -111,7 +107,7 @@ impl Map {
     }
 
     /// Moves `key` to the front, if present.
-    pub fn move_to_front(&mut self, key: &str) {
+    pub(crate) fn move_to_front(&mut self, key: &str) {
         if let Some(i) = self.entries.iter().position(|(k, _)| k == key) {
             let entry = self.entries.remove(i);
             self.entries.insert(0, entry);
@@ -123,29 +119,29 @@ impl Map {
         self.entries.push((key, value));
     }
 
-    pub fn remove(&mut self, key: &str) -> Option<Node> {
+    pub(crate) fn remove(&mut self, key: &str) -> Option<Node> {
         let i = self.entries.iter().position(|(k, _)| k == key)?;
         Some(self.entries.remove(i).1)
     }
 
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Node)> {
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Node)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Node)> {
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Node)> {
         self.entries.iter_mut().map(|(k, v)| (k.as_str(), v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.as_str())
     }
 
-    pub fn retain(&mut self, mut keep: impl FnMut(&str, &Node) -> bool) {
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str, &Node) -> bool) {
         self.entries.retain(|(k, v)| keep(k, v));
     }
 
     /// Sorts entries by key (byte order), for maps whose order carries no meaning.
-    pub fn sort_keys(&mut self) {
+    pub(crate) fn sort_keys(&mut self) {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
     }
 }
@@ -169,109 +165,102 @@ impl FromIterator<(String, Node)> for Map {
 }
 
 impl Node {
-    pub fn new(value: Value, pos: Pos) -> Node {
+    pub(crate) fn new(value: Value, pos: Pos) -> Node {
         Node { pos, value }
     }
 
     /// A node made by the renderer.
-    pub fn made(value: Value) -> Node {
+    pub(crate) fn made(value: Value) -> Node {
         Node {
             pos: Pos::NONE,
             value,
         }
     }
 
-    pub fn str(s: impl Into<String>) -> Node {
+    pub(crate) fn str(s: impl Into<String>) -> Node {
         Node::made(Value::Str(s.into()))
     }
 
-    pub fn int(i: i64) -> Node {
+    pub(crate) fn int(i: i64) -> Node {
         Node::made(Value::Int(i))
     }
 
-    pub fn bool(b: bool) -> Node {
+    pub(crate) fn bool(b: bool) -> Node {
         Node::made(Value::Bool(b))
     }
 
-    pub fn map(m: Map) -> Node {
+    pub(crate) fn map(m: Map) -> Node {
         Node::made(Value::Map(m))
     }
 
-    pub fn seq(items: Vec<Node>) -> Node {
+    pub(crate) fn seq(items: Vec<Node>) -> Node {
         Node::made(Value::Seq(items))
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::Str(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn as_map(&self) -> Option<&Map> {
+    pub(crate) fn as_map(&self) -> Option<&Map> {
         match &self.value {
             Value::Map(m) => Some(m),
             _ => None,
         }
     }
 
-    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+    pub(crate) fn as_map_mut(&mut self) -> Option<&mut Map> {
         match &mut self.value {
             Value::Map(m) => Some(m),
             _ => None,
         }
     }
 
-    pub fn as_seq(&self) -> Option<&[Node]> {
+    pub(crate) fn as_seq(&self) -> Option<&[Node]> {
         match &self.value {
             Value::Seq(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+    pub(crate) fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
         match &mut self.value {
             Value::Seq(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match &self.value {
             Value::Int(i) => Some(*i),
             _ => None,
         }
     }
 
-    pub fn as_bool(&self) -> Option<bool> {
-        match &self.value {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self.value, Value::Null)
     }
 
     /// `map.key`, when this node is a map holding `key`.
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         self.as_map()?.get(key)
     }
 
     /// Follows a path of map keys.
-    pub fn at(&self, path: &[&str]) -> Option<&Node> {
+    pub(crate) fn at(&self, path: &[&str]) -> Option<&Node> {
         path.iter().try_fold(self, |n, k| n.get(k))
     }
 
     /// The string at a path of map keys, if it is a string.
-    pub fn str_at(&self, path: &[&str]) -> Option<&str> {
+    pub(crate) fn str_at(&self, path: &[&str]) -> Option<&str> {
         self.at(path)?.as_str()
     }
 
     /// Scalars as text, the way a string field of a Kubernetes object reads them
     /// (`version: 1.0` is the text `1.0`).
-    pub fn scalar_text(&self) -> Option<String> {
+    pub(crate) fn scalar_text(&self) -> Option<String> {
         match &self.value {
             Value::Str(s) => Some(s.clone()),
             Value::Int(i) => Some(i.to_string()),
@@ -282,7 +271,7 @@ impl Node {
     }
 
     /// What Go's `omitempty` would leave out: null, `""`, `0`, `false`, `[]` and `{}`.
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         match &self.value {
             Value::Null => true,
             Value::Bool(b) => !b,
@@ -295,7 +284,7 @@ impl Node {
     }
 
     /// A short name of the node's type, for messages.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match &self.value {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",

@@ -14,28 +14,28 @@ use std::collections::HashMap;
 
 /// At most this many nodes may be created by expanding aliases in one file. Real manifests
 /// use few or no aliases; a nested alias bomb needs hundreds of millions.
-pub const ALIAS_NODE_BUDGET: usize = 1_000_000;
+pub(crate) const ALIAS_NODE_BUDGET: usize = 1_000_000;
 
 /// One document of a stream.
 #[derive(Debug)]
-pub struct Document {
+pub(crate) struct Document {
     /// The document's index in its file, counting from 0 (empty documents count too, as
     /// kustomize's `config.kubernetes.io/index` does).
-    pub index: usize,
-    pub root: Node,
+    pub(crate) index: usize,
+    pub(crate) root: Node,
 }
 
 /// A syntax error, at a 1-based line and 0-based column.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SyntaxError {
-    pub message: String,
-    pub line: u32,
-    pub col: u32,
+pub(crate) struct SyntaxError {
+    pub(crate) message: String,
+    pub(crate) line: u32,
+    pub(crate) col: u32,
 }
 
 /// Parses every document of `text`. Documents that hold nothing (only comments, or an
 /// explicit null) are left out; the others keep their index in the file.
-pub fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, SyntaxError> {
+pub(crate) fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder {
         file,

@@ -17,7 +17,7 @@ use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, suggest};
 use crate::model::{Runtime, Scope};
 
-pub fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
+pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for runtime in catalog
         .runtimes

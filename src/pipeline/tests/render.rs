@@ -24,9 +24,10 @@ fn errors(r: &Rendering) -> Vec<&str> {
 
 fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
     let found = r.objects.iter().find(|o| o.kind == kind && o.name == name);
-    &found
+    found
         .unwrap_or_else(|| panic!("no {kind}/{name}; errors: {:?}", errors(r)))
-        .node
+        .tree()
+        .expect("an unserialised object")
 }
 
 fn json(node: Option<&Node>) -> String {

@@ -14,7 +14,7 @@ use crate::yaml::parse::parse_stream;
 use crate::yaml::{Node, Pos, Value};
 use std::sync::OnceLock;
 
-pub const ENGINE_ANNOTATION: &str = "ome.io/engine";
+pub(crate) const ENGINE_ANNOTATION: &str = "ome.io/engine";
 
 /// The `sglang-pd` preset's spec. Images use `latest`, as OME's do; the docs tell users to set
 /// their own.
@@ -111,7 +111,7 @@ fn forget_positions(node: &mut Node) {
 
 /// Fills in the preset a runtime names, if any. An unknown preset is an error, as OME's
 /// webhook denies the runtime.
-pub fn apply(obj: &mut Object, diags: &mut Vec<Diagnostic>) {
+pub(crate) fn apply(obj: &mut Object, diags: &mut Vec<Diagnostic>) {
     let Some(engine) = obj
         .root
         .at(&["metadata", "annotations", ENGINE_ANNOTATION])

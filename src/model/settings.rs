@@ -12,19 +12,19 @@
 //! acceleratorResources: [nvidia.com/gpu]  # resource names counted for PARALLELISM_SIZE
 //! ```
 
+use super::fields::Reader;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
-use crate::model::fields::Reader;
 use crate::yaml::Node;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Applied to pods that set none; the chart's value is 600.
-    pub termination_grace_period_seconds: i64,
+    pub(crate) termination_grace_period_seconds: i64,
     /// OME creates the external Service `<isvc>` only while ingress creation is disabled.
-    pub disable_ingress_creation: bool,
-    pub target_utilization_percentage: i64,
+    pub(crate) disable_ingress_creation: bool,
+    pub(crate) target_utilization_percentage: i64,
     /// Resource names whose count is the GPUs per pod, first present wins.
-    pub accelerator_resources: Vec<String>,
+    pub(crate) accelerator_resources: Vec<String>,
 }
 
 impl Default for Settings {
@@ -50,7 +50,7 @@ const KNOWN_KEYS: &[&str] = &[
 
 impl Settings {
     /// Reads the settings file; unknown keys are errors, so a typo never goes unnoticed.
-    pub fn read(node: Option<&Node>, diags: &mut Vec<Diagnostic>) -> Settings {
+    pub(crate) fn read(node: Option<&Node>, diags: &mut Vec<Diagnostic>) -> Settings {
         let mut settings = Settings::default();
         let Some(node) = node else {
             return settings;

@@ -1,59 +1,61 @@
 //! The render pipeline end to end, without I/O of its own besides the loader: load →
-//! catalog → (per InferenceService, in parallel) resolve → merge and render → collision
-//! check → filter and order. Shared by `render`, `check` and the KRM function.
+//! catalog → (per InferenceService, in parallel) resolve → render → serialise → output
+//! checks → filter and order. Shared by `render`, `check` and `explain`.
 
 use crate::catalog::{self, Catalog};
 use crate::diagnostics::Diagnostic;
+use crate::emit::{self, Format};
 use crate::load::{self, LoadError, LoadOptions};
-use crate::render::{self, Rendered};
+use crate::model::Settings;
+use crate::render;
+use crate::rendered::Rendered;
 use crate::select::resolve::{Resolver, resolve};
-use crate::settings::Settings;
 use crate::source::Sources;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// What to render.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub load: LoadOptions,
+pub(crate) struct Options {
+    pub(crate) load: LoadOptions,
     /// The namespace of namespaced objects written without one.
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// Keep the consumed OME resources in the output.
-    pub keep_ome: bool,
+    pub(crate) keep_ome: bool,
     /// Only these kinds in the output (all when empty).
-    pub kinds: Vec<String>,
+    pub(crate) kinds: Vec<String>,
     /// Serialise each object in this format as soon as it is rendered (and free its tree).
-    pub serialise: Option<crate::emit::Format>,
+    pub(crate) serialise: Option<Format>,
 }
 
 /// The result of a run: objects in output order, and every diagnostic, sorted.
 #[derive(Debug, Default)]
-pub struct Rendering {
-    pub sources: Sources,
-    pub objects: Vec<Rendered>,
-    pub diags: Vec<Diagnostic>,
+pub(crate) struct Rendering {
+    pub(crate) sources: Sources,
+    pub(crate) objects: Vec<Rendered>,
+    pub(crate) diags: Vec<Diagnostic>,
     /// How long each stage took, for `--timings`.
-    pub timings: Vec<(&'static str, Duration)>,
+    pub(crate) timings: Vec<(&'static str, Duration)>,
 }
 
 /// The inputs, catalogued: what every command starts from.
-pub struct Catalogued {
-    pub sources: Sources,
-    pub catalog: Catalog,
-    pub settings: Settings,
+pub(crate) struct Catalogued {
+    pub(crate) sources: Sources,
+    pub(crate) catalog: Catalog,
+    pub(crate) settings: Settings,
     /// The diagnostics of loading and cataloguing. When they hold errors, later stages
     /// would only report their consequences, so commands stop here.
-    pub diags: Vec<Diagnostic>,
+    pub(crate) diags: Vec<Diagnostic>,
 }
 
 impl Catalogued {
-    pub fn has_errors(&self) -> bool {
+    pub(crate) fn has_errors(&self) -> bool {
         self.diags.iter().any(Diagnostic::is_error)
     }
 }
 
 /// Loads the inputs and builds the catalog.
-pub fn load_catalog(
+pub(crate) fn load_catalog(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Catalogued, LoadError> {
@@ -66,7 +68,7 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
     let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
     diags.extend(catalog_diags);
-    diags.extend(crate::checks::check_runtimes(&catalog));
+    diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {
         sources: loaded.sources,
         catalog,
@@ -76,7 +78,7 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
 }
 
 /// Runs the whole pipeline.
-pub fn run(
+pub(crate) fn run(
     options: &Options,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Rendering, LoadError> {
@@ -85,8 +87,9 @@ pub fn run(
     Ok(run_loaded(loaded, options, clock))
 }
 
-/// Renders files given as text: the pipeline without the file system (for tests).
-pub fn render_texts(files: &[(&str, &str)], options: &Options) -> Rendering {
+/// Renders files given as text: the pipeline without the file system.
+#[cfg(test)]
+pub(crate) fn render_texts(files: &[(&str, &str)], options: &Options) -> Rendering {
     run_loaded(load::from_texts(files), options, Instant::now())
 }
 
@@ -126,15 +129,10 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             let mut d = Vec::new();
             let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
                 Some(resolution) => {
-                    let mut objects = render::render_inference_service(
-                        isvc,
-                        &resolution,
-                        &catalog,
-                        &settings,
-                        &mut d,
-                    );
+                    let mut objects =
+                        render::render_inference_service(isvc, &resolution, &settings, &mut d);
                     if let Some(format) = options.serialise {
-                        objects.iter_mut().for_each(|o| o.serialise(format));
+                        objects.iter_mut().for_each(|o| emit::serialise(o, format));
                     }
                     objects
                 }
@@ -166,7 +164,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         );
     }
     lap("resolve and render");
-    render::check_collisions(&objects, &mut diags);
+    emit::checks::collisions(&objects, &mut diags);
     if !options.kinds.is_empty() {
         objects.retain(|o| {
             options
@@ -176,9 +174,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         });
     }
     if let Some(format) = options.serialise {
-        crate::emit::serialise_all(&mut objects, format);
+        emit::serialise_all(&mut objects, format);
     }
-    crate::emit::sort(&mut objects);
+    emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);
     lap("check, filter and sort");
     Rendering {
@@ -188,3 +186,6 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         timings,
     }
 }
+
+#[cfg(test)]
+mod tests;

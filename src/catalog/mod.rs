@@ -4,6 +4,9 @@
 //! Building it finds duplicate objects (DECISIONS #22) in one pass over a hash set. Lookups
 //! (models, runtimes, classes) are `BTreeMap`s, so any iteration is in name order.
 
+pub(crate) mod checks;
+pub(crate) mod preset;
+
 use crate::diagnostics::{Code, Diagnostic};
 use crate::load::Object;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
@@ -11,9 +14,9 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// The API group of OME's resources.
-pub const OME_GROUP: &str = "ome.io";
+pub(crate) const OME_GROUP: &str = "ome.io";
 /// The only version of it this renderer reads.
-pub const OME_VERSION: &str = "ome.io/v1beta1";
+pub(crate) const OME_VERSION: &str = "ome.io/v1beta1";
 
 /// The OME kinds the renderer consumes.
 const CONSUMED_KINDS: &[&str] = &[
@@ -51,36 +54,36 @@ const CLUSTER_SCOPED_KINDS: &[&str] = &[
     "AcceleratorClass",
 ];
 
-pub fn is_cluster_scoped(kind: &str) -> bool {
+pub(crate) fn is_cluster_scoped(kind: &str) -> bool {
     CLUSTER_SCOPED_KINDS.contains(&kind)
 }
 
 #[derive(Debug, Default)]
-pub struct Catalog {
+pub(crate) struct Catalog {
     /// InferenceServices, sorted by lookup namespace and name.
-    pub inference_services: Vec<InferenceService>,
+    pub(crate) inference_services: Vec<InferenceService>,
     /// BaseModels by (namespace, name).
-    pub models: BTreeMap<(String, String), BaseModel>,
-    pub cluster_models: BTreeMap<String, BaseModel>,
+    pub(crate) models: BTreeMap<(String, String), BaseModel>,
+    pub(crate) cluster_models: BTreeMap<String, BaseModel>,
     /// ServingRuntimes by (namespace, name).
-    pub runtimes: BTreeMap<(String, String), Runtime>,
-    pub cluster_runtimes: BTreeMap<String, Runtime>,
-    pub accelerator_classes: BTreeMap<String, AcceleratorClass>,
+    pub(crate) runtimes: BTreeMap<(String, String), Runtime>,
+    pub(crate) cluster_runtimes: BTreeMap<String, Runtime>,
+    pub(crate) accelerator_classes: BTreeMap<String, AcceleratorClass>,
     /// Objects that are not consumed, in input order.
-    pub passthrough: Vec<Object>,
+    pub(crate) passthrough: Vec<Object>,
     /// The consumed OME objects, kept for `--keep-ome`.
-    pub consumed: Vec<Object>,
+    pub(crate) consumed: Vec<Object>,
 }
 
 impl Catalog {
     /// A model visible from `namespace`: the BaseModel there, else the ClusterBaseModel.
-    pub fn model(&self, namespace: &str, name: &str) -> Option<&BaseModel> {
+    pub(crate) fn model(&self, namespace: &str, name: &str) -> Option<&BaseModel> {
         self.models
             .get(&(namespace.to_string(), name.to_string()))
             .or_else(|| self.cluster_models.get(name))
     }
 
-    pub fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
+    pub(crate) fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
         match scope {
             Scope::Namespaced => self
                 .runtimes
@@ -110,7 +113,7 @@ fn identity(obj: &Object, default_namespace: &str) -> Identity {
 }
 
 /// Indexes `objects`. `default_namespace` is where objects written without a namespace live.
-pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Diagnostic>) {
+pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
     let mut kept = Vec::with_capacity(objects.len());
@@ -175,7 +178,7 @@ pub fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Dia
                 catalog.cluster_models.insert(obj.name.clone(), m);
             }
             "ServingRuntime" | "ClusterServingRuntime" => {
-                crate::preset::apply(&mut obj, &mut diags);
+                preset::apply(&mut obj, &mut diags);
                 diags.extend(crate::model::schema::check_runtime(
                     &obj.root,
                     &obj.object_ref(),

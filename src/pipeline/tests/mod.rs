@@ -1,0 +1,4 @@
+//! End-to-end tests of the pure stages, run from YAML strings through the pipeline.
+
+mod render;
+mod resolve;

@@ -1,0 +1,221 @@
+//! Resolution end to end: model precedence, runtime lookup by kind, inheritance.
+
+use crate::pipeline::{Options, Rendering, render_texts};
+
+fn render(yaml: &str) -> Rendering {
+    let options = Options {
+        namespace: "default".into(),
+        ..Options::default()
+    };
+    render_texts(&[("in.yaml", yaml)], &options)
+}
+
+fn messages(r: &Rendering) -> Vec<String> {
+    r.diags
+        .iter()
+        .map(|d| format!("{:?}: {}", d.severity, d.message))
+        .collect()
+}
+
+fn runtime_label(r: &Rendering) -> Option<String> {
+    r.objects
+        .iter()
+        .find(|o| o.kind == "Deployment")
+        .and_then(|d| d.tree()?.str_at(&["metadata", "labels", "serving-runtime"]))
+        .map(str::to_string)
+}
+
+const RUNTIME: &str = "spec:\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelArchitecture: llama, autoSelect: true}\n  engineConfig:\n    runner: {name: ome-container, image: i}\n";
+
+fn runtime(kind: &str, name: &str, namespace: Option<&str>) -> String {
+    let ns = namespace.map_or(String::new(), |n| format!("\n  namespace: {n}"));
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: {kind}\nmetadata:\n  name: {name}{ns}\n{RUNTIME}---\n"
+    )
+}
+
+fn isvc(runtime: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc, namespace: test-namespace}}\nspec:\n  model: {{name: test-model}}\n{runtime}  engine: {{}}\n"
+    )
+}
+
+const MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: test-model, namespace: test-namespace}\nspec: {modelFormat: {name: llama, version: \"1.0.0\"}, modelArchitecture: llama, modelParameterSize: 7B}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: test-model}\nspec: {modelFormat: {name: different}}\n---\n";
+
+/// W06: the BaseModel in the namespace wins over the ClusterBaseModel of the same name.
+#[test]
+fn base_model_in_the_namespace_first() {
+    let r = render(&format!(
+        "{MODELS}{}{}",
+        runtime("ClusterServingRuntime", "runtime-1", None),
+        isvc("")
+    ));
+    assert_eq!(
+        messages(&r),
+        ["Warning: Runtime runtime-1 will be auto-selected for model test-model"]
+    );
+}
+
+/// W01: equal runtimes: the name decides.
+#[test]
+fn equal_runtimes_pick_the_first_name() {
+    let r = render(&format!(
+        "{MODELS}{}{}{}",
+        runtime("ClusterServingRuntime", "runtime-2", None),
+        runtime("ClusterServingRuntime", "runtime-1", None),
+        isvc("")
+    ));
+    assert_eq!(runtime_label(&r).as_deref(), Some("runtime-1"));
+}
+
+/// N02/N03 and v13-features vector 34: the lookup order by `spec.runtime.kind` (v1.3).
+#[test]
+fn named_runtime_lookup_by_kind() {
+    let both = format!(
+        "{MODELS}{}{}",
+        runtime("ClusterServingRuntime", "foo", None),
+        runtime("ServingRuntime", "foo", Some("test-namespace"))
+    );
+    let label_of = |r: &Rendering| {
+        r.objects
+            .iter()
+            .find(|o| o.kind == "Deployment")
+            .and_then(|d| {
+                d.tree()?
+                    .str_at(&["metadata", "annotations", "ome.io/serving-runtime"])
+            })
+            .map(str::to_string)
+    };
+    // No kind: the ClusterServingRuntime (v1.3; v1.2.2 took the ServingRuntime).
+    let r = render(&format!("{both}{}", isvc("  runtime: {name: foo}\n")));
+    assert!(r.diags.iter().all(|d| !d.is_error()), "{:?}", messages(&r));
+    assert_eq!(label_of(&r).as_deref(), Some("foo"));
+    let r = render(&format!(
+        "{MODELS}{}{}",
+        runtime("ServingRuntime", "foo", Some("test-namespace")),
+        isvc("  runtime: {name: foo}\n")
+    ));
+    assert!(
+        r.diags.iter().all(|d| !d.is_error()),
+        "no CSR: the SR is found"
+    );
+    // kind: ServingRuntime with only a ClusterServingRuntime: not found.
+    let r = render(&format!(
+        "{MODELS}{}{}",
+        runtime("ClusterServingRuntime", "foo", None),
+        isvc("  runtime: {name: foo, kind: ServingRuntime}\n")
+    ));
+    assert_eq!(
+        messages(&r),
+        [
+            "Error: runtime foo does not support model test-model: ServingRuntime foo not found in namespace test-namespace"
+        ]
+    );
+    // A ServingRuntime of another namespace is not visible.
+    let r = render(&format!(
+        "{MODELS}{}{}",
+        runtime("ServingRuntime", "foo", Some("elsewhere")),
+        isvc("  runtime: {name: foo}\n")
+    ));
+    assert_eq!(
+        messages(&r),
+        [
+            "Error: runtime foo does not support model test-model: runtime foo not found in namespace test-namespace or at cluster scope"
+        ]
+    );
+}
+
+/// v13-features vectors 1, 3, 6 and 13: inheritance for named runtimes, not for
+/// auto-selection.
+#[test]
+fn inheritance() {
+    let profile = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {ome.io/runtime-profile: \"true\"}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {name: ome-container, image: profile-image, command: [serve, --port=8080]}\n    tolerations: [{key: gpu, operator: Exists}]\n---\n";
+    let child = |disabled: &str, extra: &str| {
+        format!(
+            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: child\n  namespace: test-namespace\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n{disabled}  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelArchitecture: llama, autoSelect: true}}\n  engineConfig:\n    runner: {{name: ome-container, args: [--tp-size=1]{extra}}}\n---\n"
+        )
+    };
+    let r = render(&format!(
+        "{MODELS}{profile}{}{}",
+        child("  disabled: false\n", ""),
+        isvc("  runtime: {name: child}\n")
+    ));
+    assert!(r.diags.iter().all(|d| !d.is_error()), "{:?}", messages(&r));
+    let d = r
+        .objects
+        .iter()
+        .find(|o| o.kind == "Deployment")
+        .and_then(|o| o.tree())
+        .unwrap();
+    let c = &d
+        .at(&["spec", "template", "spec", "containers"])
+        .and_then(crate::yaml::Node::as_seq)
+        .unwrap()[0];
+    assert_eq!(c.str_at(&["image"]), Some("profile-image"));
+    assert_eq!(
+        crate::yaml::emit::to_json_string(c.get("args").unwrap()),
+        r#"["--tp-size=1"]"#
+    );
+    assert!(d.at(&["spec", "template", "spec", "tolerations"]).is_some());
+
+    // A child that leaves `disabled` unset inherits `disabled: true`.
+    let r = render(&format!(
+        "{MODELS}{profile}{}{}",
+        child("", ""),
+        isvc("  runtime: {name: child}\n")
+    ));
+    assert!(
+        messages(&r)
+            .iter()
+            .any(|m| m.ends_with("namespace-scoped runtime child is disabled")),
+        "{:?}",
+        messages(&r)
+    );
+
+    // Auto-selection uses the child's own spec, which has no image.
+    let r = render(&format!(
+        "{MODELS}{profile}{}{}",
+        child("  disabled: false\n", ""),
+        isvc("")
+    ));
+    assert!(
+        messages(&r).iter().any(|m| m.contains("has no image")),
+        "{:?}",
+        messages(&r)
+    );
+
+    // A cycle.
+    let cyclic = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: loop\n  annotations: {ome.io/inherit-from: loop}\nspec: {}\n";
+    let r = render(cyclic);
+    assert_eq!(
+        messages(&r),
+        ["Error: inheritance cycle detected: [loop loop]"]
+    );
+    // Vector 4: five runtimes in a chain are fine, six are too many.
+    let chain = |n: usize| {
+        (0..n)
+            .map(|i| {
+                let parent = if i == 0 { String::new() } else { format!("\n  annotations: {{ome.io/inherit-from: r{}}}", i - 1) };
+                format!("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: r{i}{parent}\nspec: {{}}\n---\n")
+            })
+            .collect::<String>()
+    };
+    assert!(render(&chain(5)).diags.is_empty());
+    assert_eq!(
+        messages(&render(&chain(6))),
+        ["Error: inheritance chain exceeds max depth 5: [r5 r4 r3 r2 r1 r0 ...]"]
+    );
+    // A missing parent.
+    let r = render(&format!(
+        "{MODELS}{}{}",
+        child("  disabled: false\n", ", image: i"),
+        isvc("  runtime: {name: child}\n")
+    ));
+    assert!(
+        messages(&r).contains(
+            &"Error: inherit-from parent \"profile\" not found (chain so far: [child])".to_string()
+        ),
+        "{:?}",
+        messages(&r)
+    );
+}

@@ -1,0 +1,78 @@
+//! The LeaderWorkerSet (`leaderworkerset.x-k8s.io/v1`) of a MultiNode component: one group
+//! of a leader and workers per replica (SEMANTICS.md, "Objects").
+
+use super::{object_meta_map, rendered};
+use crate::map;
+use crate::model::InferenceService;
+use crate::render::metadata::{Meta, string_map_node};
+use crate::render::names;
+use crate::rendered::Rendered;
+use crate::yaml::{Map, Node};
+use std::collections::BTreeMap;
+
+/// Annotations the worker template leaves out.
+const WORKER_DROPPED_ANNOTATIONS: &[&str] = &[
+    "prometheus.io/scrape",
+    "prometheus.io/port",
+    "prometheus.io/path",
+];
+
+/// A pod template: labels, annotations when there are any, and the pod spec.
+fn pod_template(
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+    spec: Node,
+) -> Node {
+    let mut metadata = Map::new();
+    metadata.insert("labels", string_map_node(labels));
+    if !annotations.is_empty() {
+        metadata.insert("annotations", string_map_node(annotations));
+    }
+    Node::map(map! { "metadata" => Node::map(metadata), "spec" => spec })
+}
+
+/// The LeaderWorkerSet of the component named `component_name`: `min_replicas` groups (at
+/// least one) of `pods_per_replica` pods, the leader's and the workers' pod specs.
+pub(crate) fn leader_worker_set(
+    isvc: &InferenceService,
+    component_name: &str,
+    meta: &Meta,
+    min_replicas: i64,
+    pods_per_replica: i64,
+    leader_spec: Node,
+    worker_spec: Node,
+) -> Rendered {
+    let mut leader_labels = meta.labels.clone();
+    leader_labels.insert("ray.io/node-type".into(), "head".into());
+    let mut worker_annotations = meta.annotations.clone();
+    worker_annotations.retain(|k, _| !WORKER_DROPPED_ANNOTATIONS.contains(&k.as_str()));
+    let mut lws = object_meta_map(
+        "leaderworkerset.x-k8s.io/v1",
+        "LeaderWorkerSet",
+        &names::lws_name(component_name),
+        isvc,
+        Some((meta.labels_node(), meta.annotations_node())),
+    );
+    lws.insert(
+        "spec",
+        Node::map(map! {
+            "replicas" => Node::int(min_replicas.max(1)),
+            "leaderWorkerTemplate" => Node::map(map! {
+                "size" => Node::int(pods_per_replica),
+                "restartPolicy" => Node::str("RecreateGroupOnPodRestart"),
+                "leaderTemplate" => pod_template(&leader_labels, &meta.annotations, leader_spec),
+                "workerTemplate" => pod_template(&meta.labels, &worker_annotations, worker_spec),
+            }),
+            "rolloutStrategy" => Node::map(map! {
+                "type" => Node::str("RollingUpdate"),
+                "rollingUpdateConfiguration" => Node::map(map! {
+                    "maxUnavailable" => Node::int(1),
+                    "maxSurge" => Node::int(1),
+                }),
+            }),
+            "startupPolicy" => Node::str("LeaderCreated"),
+            "networkConfig" => Node::map(map! { "subdomainPolicy" => Node::str("Shared") }),
+        }),
+    );
+    rendered(isvc, lws)
+}

@@ -1,0 +1,77 @@
+//! An object of the output: its identity (API version, kind, namespace, name), the
+//! InferenceService it was rendered from, and its body — a tree while it is being built,
+//! bytes once the emitter has serialised it.
+//!
+//! Both `render` (which makes objects) and `emit` (which orders, checks and writes them) use
+//! this type, so it lives beneath both.
+
+use crate::diagnostics::ObjectRef;
+use crate::yaml::Node;
+
+/// One object of the output, with what identifies and orders it.
+#[derive(Clone, Debug)]
+pub(crate) struct Rendered {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: String,
+    pub(crate) body: Body,
+    /// The InferenceService it was rendered from; `None` for passed-through objects.
+    pub(crate) source: Option<ObjectRef>,
+}
+
+/// What an output object holds.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    /// The object tree, as rendered or read.
+    Tree(Node),
+    /// The object serialised in the output format. Keeping the bytes instead of the tree
+    /// halves the memory of a large run.
+    Bytes(Vec<u8>),
+}
+
+impl Rendered {
+    /// Wraps an object tree; its identity is read from the tree.
+    pub(crate) fn new(node: Node, source: Option<ObjectRef>) -> Rendered {
+        let s = |path: &[&str]| node.str_at(path).map(str::to_string);
+        Rendered {
+            api_version: s(&["apiVersion"]).unwrap_or_default(),
+            kind: s(&["kind"]).unwrap_or_default(),
+            namespace: s(&["metadata", "namespace"]),
+            name: s(&["metadata", "name"]).unwrap_or_default(),
+            body: Body::Tree(node),
+            source,
+        }
+    }
+
+    /// The API group: `apps` for `apps/v1`, empty for `v1`.
+    pub(crate) fn group(&self) -> &str {
+        self.api_version
+            .rsplit_once('/')
+            .map_or("", |(group, _)| group)
+    }
+
+    /// The tree, while the object has not been serialised.
+    #[cfg(test)]
+    pub(crate) fn tree(&self) -> Option<&Node> {
+        match &self.body {
+            Body::Tree(node) => Some(node),
+            Body::Bytes(_) => None,
+        }
+    }
+
+    pub(crate) fn tree_mut(&mut self) -> Option<&mut Node> {
+        match &mut self.body {
+            Body::Tree(node) => Some(node),
+            Body::Bytes(_) => None,
+        }
+    }
+
+    pub(crate) fn object_ref(&self) -> ObjectRef {
+        ObjectRef {
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
