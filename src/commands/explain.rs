@@ -1,7 +1,7 @@
 //! `ome-render explain`: why each runtime is or isn't auto-selected for a model, as
 //! `kubectl ome runtime explain` shows it, with the file and line of every runtime.
 
-use super::{ExitStatus, fatal, options, read_stdin, report};
+use super::{ExitStatus, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{ExplainArgs, ExplainFormat};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::inherit::Inherited;
@@ -128,8 +128,5 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };
-    match written {
-        Ok(()) => ExitStatus::Success,
-        Err(e) => fatal(&e.to_string()),
-    }
+    stdout_written(written)
 }

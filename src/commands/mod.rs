@@ -1,6 +1,11 @@
 //! The entry modes: `render` (the default), `check` and `explain`. Each turns parsed
 //! arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "commands read standard input and the environment, and print diagnostics"
+)]
+
 pub(crate) mod explain;
 pub(crate) mod render;
 
@@ -100,6 +105,17 @@ pub(crate) fn report(diags: &mut [Diagnostic], sources: &Sources, input: &InputA
         );
     }
     errors > 0
+}
+
+/// The status of a run whose output went to standard output. A reader that closed the pipe
+/// early (`ome-render … | head`) is not a failure: it has all it wanted, as the Unix
+/// convention goes.
+pub(crate) fn stdout_written(result: std::io::Result<()>) -> ExitStatus {
+    match result {
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
+        Err(e) => fatal(&format!("cannot write standard output: {e}")),
+    }
 }
 
 pub(crate) fn fatal(message: &str) -> ExitStatus {

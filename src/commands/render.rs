@@ -2,7 +2,7 @@
 //! objects only when there is no error (fail closed: a partial render would make Argo CD
 //! prune live workloads).
 
-use super::{ExitStatus, fatal, options, read_stdin, report};
+use super::{ExitStatus, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{InputArgs, RenderArgs};
 use crate::emit;
 use crate::pipeline;
@@ -28,9 +28,12 @@ pub(crate) fn render(args: &RenderArgs) -> ExitStatus {
     }
     let format = args.format.into();
     let clock = Instant::now();
-    let written = match &args.output_dir {
-        Some(dir) => emit::write_dir(dir, &rendering.objects, format).map_err(|e| e.0),
-        None => emit::write_stdout(&rendering.objects, format).map_err(|e| e.to_string()),
+    let status = match &args.output_dir {
+        Some(dir) => match emit::write_dir(dir, &rendering.objects, format) {
+            Ok(()) => ExitStatus::Success,
+            Err(e) => fatal(&e.0),
+        },
+        None => stdout_written(emit::write_stdout(&rendering.objects, format)),
     };
     rendering.timings.push(("emit and write", clock.elapsed()));
     if args.timings {
@@ -46,11 +49,7 @@ pub(crate) fn render(args: &RenderArgs) -> ExitStatus {
     // Freeing every tree costs time for nothing: the process is about to exit and the
     // memory goes back to the system anyway.
     std::mem::forget(rendering);
-    match written {
-        Ok(()) => ExitStatus::Success,
-        Err(e) if e.contains("Broken pipe") => ExitStatus::Success,
-        Err(e) => fatal(&e),
-    }
+    status
 }
 
 pub(crate) fn check(input: &InputArgs) -> ExitStatus {

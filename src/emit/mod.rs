@@ -2,6 +2,11 @@
 //! order kept) and write them to standard output or, atomically, to a directory. The only
 //! module that writes files.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the emitter is the one module that writes files and standard output"
+)]
+
 pub(crate) mod checks;
 pub(crate) mod order;
 

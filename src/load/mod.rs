@@ -4,6 +4,11 @@
 //! Files are read and parsed in parallel; the result keeps the walk order (paths in the
 //! order given, directory entries sorted by name), so everything after it is deterministic.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the loader is the one module that reads files"
+)]
+
 mod discover;
 mod objects;
 

@@ -2,6 +2,7 @@
 //! prunes unknown fields without a word, so a misspelt `nodeSelectr` would silently do
 //! nothing. ome-render warns instead, and leaves the field out as OME would.
 
+use super::component::Role;
 use super::fields::join;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, suggest};
 use crate::yaml::Node;
@@ -221,7 +222,8 @@ impl Checker<'_> {
         }
     }
 
-    fn component(&mut self, node: Option<&Node>, path: &str, router: bool) {
+    fn component(&mut self, node: Option<&Node>, path: &str, role: Role) {
+        let router = role == Role::Router;
         let known: Vec<&str> = POD_FIELDS
             .iter()
             .chain(COMPONENT_FIELDS)
@@ -285,9 +287,10 @@ pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Di
             "spec.acceleratorSelector",
             ACCELERATOR_SELECTOR,
         );
-        c.component(spec.get("engine"), "spec.engine", false);
-        c.component(spec.get("decoder"), "spec.decoder", false);
-        c.component(spec.get("router"), "spec.router", true);
+        for role in Role::ALL {
+            let key = role.as_str();
+            c.component(spec.get(key), &join("spec", key), role);
+        }
     }
     c.diags
 }
@@ -314,9 +317,10 @@ pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> 
                 SUPPORTED_FORMAT,
             );
         }
-        c.component(spec.get("engineConfig"), "spec.engineConfig", false);
-        c.component(spec.get("decoderConfig"), "spec.decoderConfig", false);
-        c.component(spec.get("routerConfig"), "spec.routerConfig", true);
+        for role in Role::ALL {
+            let key = role.config_key();
+            c.component(spec.get(key), &join("spec", key), role);
+        }
     }
     c.diags
 }

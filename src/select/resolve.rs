@@ -3,7 +3,7 @@
 //! diagnostics.
 
 use super::accelerator_policy::{self, ClassChoice, ClassError, Source};
-use super::auto::{Candidate, RuntimeIndex, admission_error, auto_selected_warning};
+use super::auto::{Candidate, RuntimeIndex, SelectError, admission_error, auto_selected_warning};
 use super::named::{
     NamedCheck, check_named, disabled_error, runtime_not_found, serving_runtime_not_found,
 };
@@ -409,8 +409,12 @@ pub(crate) fn resolve<'a>(
             ))
         }
         Err(e) => {
+            let code = match e {
+                SelectError::ModelFormatMissing => Code::ModelMetadataMissing,
+                SelectError::NoRuntime(_) => Code::NoRuntime,
+            };
             diags.push(
-                error(isvc, Code::NoRuntime, admission_error(&model.name, &e))
+                error(isvc, code, admission_error(&model.name, &e))
                     .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
                     .field("spec.model.name")
                     .help(e.help()),

@@ -406,3 +406,32 @@ fn include_and_exclude_select_walked_files() {
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llama-demo\n"
     );
 }
+
+/// A reader that closed the pipe (`ome-render … | head -0`) ends the run with exit 0 and no
+/// error, for `render` and `explain` alike: the reader has all it wanted.
+#[test]
+fn a_closed_pipe_is_not_a_failure() {
+    for args in [
+        vec![EXAMPLE],
+        vec![
+            "explain",
+            "--isvc",
+            "llama-demo/llama-3-2-3b-instruct",
+            EXAMPLE,
+        ],
+    ] {
+        // The reading end is closed before the binary starts, so its first write fails.
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ome-render"))
+            .args(&args)
+            .current_dir(repo_root())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}

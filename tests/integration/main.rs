@@ -4,10 +4,17 @@
 //!   standard output are compared with a reviewed insta snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
-//! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`).
+//! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
+//! - [`layers`]: no module uses a module of a layer above it.
+
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the tests set up and inspect files around the binary"
+)]
 
 mod cli;
 mod fixtures;
+mod layers;
 mod support;
 mod validate;
 mod yaml11;

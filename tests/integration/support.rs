@@ -75,20 +75,24 @@ pub(crate) fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String
     }
 }
 
-/// The Python tools the tests run (PyYAML, a YAML 1.1 reader, and kubernetes-validate),
-/// installed once into a virtual environment under `target/`, so `cargo test` works on a
-/// fresh machine. Returns the environment's `bin` directory.
+/// The Python tools the tests run, pinned so a result cannot drift: PyYAML (a YAML 1.1
+/// reader) and kubernetes-validate (the Kubernetes API schemas).
+const PYTHON_TOOLS: &[&str] = &["pyyaml==6.0.4", "kubernetes-validate==1.37.0"];
+
+/// The Python tools, installed once into a virtual environment under `target/`, so
+/// `cargo test` works on a fresh machine. Returns the environment's `bin` directory.
 pub(crate) fn python_tools() -> &'static Path {
     static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     TOOLS.get_or_init(|| {
         let venv = repo_root().join("target").join("python-tools");
         let bin = venv.join("bin");
-        let ready = bin.join("kubernetes-validate").exists()
-            && Command::new(bin.join("python3"))
-                .args(["-c", "import yaml"])
-                .status()
-                .is_ok_and(|s| s.success());
+        // The environment records what it was made with; other pins make a new one.
+        let stamp = venv.join("ome-render-requirements.txt");
+        let wanted = PYTHON_TOOLS.join("\n");
+        let ready = std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted)
+            && bin.join("kubernetes-validate").exists();
         if !ready {
+            let _ = std::fs::remove_dir_all(&venv);
             let status = Command::new("python3")
                 .args(["-m", "venv"])
                 .arg(&venv)
@@ -100,19 +104,16 @@ pub(crate) fn python_tools() -> &'static Path {
                 venv.display()
             );
             let status = Command::new(bin.join("pip"))
-                .args([
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    "pyyaml>=6",
-                    "kubernetes-validate>=1.33",
-                ])
+                .args(["install", "--quiet", "--disable-pip-version-check"])
+                .args(PYTHON_TOOLS)
                 .status()
                 .expect("pip runs");
             assert!(
                 status.success(),
-                "installing PyYAML and kubernetes-validate failed"
+                "installing {} failed",
+                PYTHON_TOOLS.join(", ")
             );
+            std::fs::write(&stamp, &wanted).expect("the environment records its pins");
         }
         bin
     })

@@ -432,3 +432,37 @@ fn long_names_are_truncated() {
             .any(|o| o.kind == "ConfigMap" && o.name == "modelconfig-ing-truncation-rules")
     );
 }
+
+/// Accelerator selectors and overrides are typed views: a wrong type is an error at the
+/// field's line and column, whatever the policy needs.
+#[test]
+fn accelerator_selector_type_errors_keep_their_position() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    runner: {name: ome-container, image: i}\n"),
+        isvc(
+            "  acceleratorSelector:\n    policy: BestFit\n    constraints: {minMemory: 80Gi}\n  engine:\n    acceleratorOverride: [h100]\n"
+        )
+    ));
+    let found: Vec<(String, u32, u32)> = r
+        .diags
+        .iter()
+        .filter(|d: &&Diagnostic| d.is_error())
+        .map(|d| {
+            let p = d.pos.expect("a position");
+            (d.field.clone().unwrap_or_default(), p.line, p.col)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "spec.acceleratorSelector.constraints.minMemory".into(),
+                33,
+                18
+            ),
+            ("spec.engine.acceleratorOverride".into(), 35, 4),
+        ]
+    );
+    assert!(r.objects.is_empty());
+}
