@@ -3,7 +3,7 @@
 # sample InferenceService that names its runtime, one at a time.
 #
 # - The catalog defines four runtime names twice: rendering models + runtimes alone must fail
-#   with exactly those duplicates (DECISIONS #22); the second file of each pair is then left
+#   with exactly those duplicates (SEMANTICS.md#choice-duplicates); the second file of each pair is then left
 #   out.
 # - Every sample must render, except those OME itself refuses, which must fail with the
 #   expected diagnostic code (listed below).

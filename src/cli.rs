@@ -1,4 +1,4 @@
-//! The command line (DECISIONS §3): `ome-render [OPTIONS] [PATH]...` renders; `explain`
+//! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders; `explain`
 //! and `check` are subcommands. Usage errors exit 2 (clap's convention).
 
 use crate::diagnostics::report::ErrorFormat;

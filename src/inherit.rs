@@ -6,7 +6,7 @@
 //! A chain holds at most five runtimes and no name twice. The child's spec is strategically
 //! merged over the parent's with the same rules as a component merge, so the runtime nearest
 //! the leaf wins. The merged spec serves InferenceServices that *name* the runtime;
-//! auto-selection uses each runtime's own spec (`v13-features.md` §1).
+//! auto-selection uses each runtime's own spec (SEMANTICS.md#runtimes).
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic};

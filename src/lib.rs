@@ -1,17 +1,20 @@
 //! ome-render renders OME (Open Model Engine) resources offline into the Kubernetes objects
 //! OME's controller would create, for Argo CD or Flux to apply.
 //!
-//! The pipeline, one module per stage (see `ARCHITECTURE.md`):
+//! The modules are layers (`ARCHITECTURE.md`); each uses only the ones listed before it:
 //!
-//! 1. [`load`] finds and reads the input files (the only module that reads files) and parses
-//!    them into objects with their positions;
-//! 2. [`catalog`] indexes the objects, finds duplicates and sorts OME resources from
-//!    pass-through objects;
-//! 3. [`inherit`] resolves runtime inheritance chains;
-//! 4. [`select`] resolves each InferenceService's model and runtime (named or auto-selected);
-//! 5. [`merge`] merges the runtime with the InferenceService;
-//! 6. [`render`] builds the Deployments, Services and the rest;
-//! 7. [`emit`] orders and writes the objects (the only module that writes files).
+//! - libraries: [`yaml`] (the position-carrying document tree, its reader and emitter),
+//!   [`source`] (the loaded files), [`diagnostics`] (the one diagnostic type and its
+//!   renderers), [`merge`] (strategic merge, argument rewrites), [`rendered`] (an output
+//!   object);
+//! - stages, in pipeline order: [`load`] finds, reads and parses the inputs (the only module
+//!   that reads files); [`model`] holds the typed views of OME's resources; [`catalog`]
+//!   indexes the objects, finds duplicates, applies presets and checks runtimes; [`inherit`]
+//!   resolves runtime inheritance; [`select`] resolves each InferenceService's model, runtime
+//!   and accelerator classes; [`render`] builds the Deployments, Services and the rest;
+//!   [`emit`] checks, orders and writes the output (the only module that writes files);
+//! - on top: [`pipeline`] runs the stages, [`cli`] is the command line and [`commands`] runs
+//!   it (the only module that prints).
 //!
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.

@@ -3,7 +3,7 @@
 //!
 //! - `acceleratorRequirements.acceleratorClasses` naming classes that are not loaded: a
 //!   warning, since classes are cluster infrastructure often kept in another repository
-//!   (DECISIONS #24; `--strict` makes it an error);
+//!   (SEMANTICS.md#choice-missing-classes; `--strict` makes it an error);
 //! - two `autoSelect: true` entries of one runtime with the same `name` (or both unnamed)
 //!   and different priorities: OME's webhook rejects the runtime when it is applied. The
 //!   rendered output does not contain the runtime, so this is a warning, as for unknown

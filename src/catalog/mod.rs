@@ -1,7 +1,7 @@
 //! The catalog: every loaded object indexed by identity, OME resources read into their typed
 //! views, and everything else kept for pass-through.
 //!
-//! Building it finds duplicate objects (DECISIONS #22) in one pass over a hash set. Lookups
+//! Building it finds duplicate objects (SEMANTICS.md#choice-duplicates) in one pass over a hash set. Lookups
 //! (models, runtimes, classes) are `BTreeMap`s, so any iteration is in name order.
 
 pub(crate) mod checks;
@@ -29,7 +29,7 @@ const CONSUMED_KINDS: &[&str] = &[
 ];
 
 /// Kinds without a namespace. Objects of other kinds written without one are in the
-/// default namespace (DECISIONS #21).
+/// default namespace (SEMANTICS.md#choice-namespaces).
 const CLUSTER_SCOPED_KINDS: &[&str] = &[
     "Namespace",
     "Node",

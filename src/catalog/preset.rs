@@ -182,7 +182,7 @@ mod tests {
         }
     }
 
-    /// v13-features vector 15: images set by the runtime, the rest from the preset.
+    /// Images set by the runtime, the rest from the preset.
     #[test]
     fn fills_unset_fields() {
         let mut obj = object(

@@ -30,7 +30,7 @@ pub(crate) enum Code {
     NotAnObject,
     /// A `kustomization.yaml` was skipped.
     Kustomization,
-    /// Two input objects with the same kind, namespace and name (DECISIONS #22).
+    /// Two input objects with the same kind, namespace and name (SEMANTICS.md#choice-duplicates).
     DuplicateObject,
     /// A field has the wrong type or a required field is missing.
     InvalidField,
@@ -40,7 +40,8 @@ pub(crate) enum Code {
     ModelNotFound,
     /// The base model is disabled.
     ModelDisabled,
-    /// The model lacks the metadata (`modelFormat`) compatibility checks need (DECISIONS #5).
+    /// The model lacks the metadata (`modelFormat`) compatibility checks need
+    /// (SEMANTICS.md#choice-model-metadata).
     ModelMetadataMissing,
     /// The named runtime does not exist.
     RuntimeNotFound,
@@ -55,17 +56,18 @@ pub(crate) enum Code {
     /// Neither `spec.model` nor `spec.runtime` is set, or another InferenceService rule fails.
     InvalidInferenceService,
     /// The runtime and InferenceService merge into an object the API server would reject
-    /// (DECISIONS #3).
+    /// (SEMANTICS.md#choice-invalid-merges).
     InvalidMerge,
-    /// A `{{ ... }}` that is not one of the supported placeholders (DECISIONS #1).
+    /// A `{{ ... }}` that is not one of the supported placeholders (SEMANTICS.md#placeholders).
     Placeholder,
     /// A deployment mode or shape that cannot be rendered offline.
     UnsupportedMode,
-    /// Two rendered objects have the same kind, namespace and name (DECISIONS #23).
+    /// Two rendered objects have the same kind, namespace and name (SEMANTICS.md#choice-collisions).
     RenderedCollision,
     /// An accelerator class chosen for a component is not among the inputs.
     AcceleratorClassNotFound,
-    /// A runtime names an accelerator class that is not among the inputs (DECISIONS #24).
+    /// A runtime names an accelerator class that is not among the inputs
+    /// (SEMANTICS.md#choice-missing-classes).
     AcceleratorClassUnknown,
     /// An `acceleratorConfig` key that names no class the runtime lists.
     AcceleratorConfigKey,

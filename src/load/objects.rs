@@ -6,7 +6,7 @@ use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::yaml::parse::parse_stream;
 use crate::yaml::{Node, Pos, Value};
 
-/// The renderer settings file, read at the root of a path (DECISIONS #14).
+/// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
 pub(crate) const SETTINGS_FILE: &str = "ome-render.yaml";
 
 /// One Kubernetes object of the input.

@@ -1,6 +1,6 @@
 //! Argument merging for per-accelerator overrides: `runtimeArgsOverride` merged into the
 //! runner's `args` ([`merge_args`]), and `tensorParallelismOverride` rewriting the value of a
-//! parallelism flag that is already there ([`apply_parallelism`]); `rendering.md` §3.3.
+//! parallelism flag that is already there ([`apply_parallelism`]); SEMANTICS.md#pods.
 //!
 //! Both follow OME's argument functions rule for rule, quirks included, because a GitOps
 //! renderer must produce the same container OME would:
@@ -18,7 +18,7 @@
 //!   override keys are appended. Keys are case-sensitive.
 //! - **Nil versus empty.** `None` is Go's nil slice, `Some(vec![])` an empty one. Kubernetes
 //!   writes neither (`args` is `omitempty`), so the difference never reaches an object; it is
-//!   kept only to mirror OME's return values (`rendering.md` §10 vector 9).
+//!   kept only to mirror OME's return values.
 //! - **Parallelism.** A size is applied only when it is > 0, only to a flag that is already
 //!   written, to the first alias found (all aliases in `args`, then all in `command`). A flag
 //!   is never added; [`ParallelismRewrite::NotFound`] lets the caller warn about that.

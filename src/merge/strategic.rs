@@ -2,18 +2,18 @@
 //! over the runtime's config (the base), and a child runtime over its parent.
 //!
 //! OME serialises the whole Go struct as the patch, so the rules are those of a full-object
-//! patch (`rendering.md` §2):
+//! patch (SEMANTICS.md#merging):
 //!
 //! - a field Go would omit (`null`, `""`, `0`, `false`, `[]`, `{}`) keeps the base value,
 //!   except the pointer fields in [`ZERO_IS_SENT`], whose `0`/`false` win;
 //! - maps merge key by key, recursively;
 //! - lists with a patch merge key ([`merge_key`]) merge item by item, in the order of
-//!   `rendering.md` §2.3; every other list is replaced whole;
+//!   SEMANTICS.md#merging; every other list is replaced whole;
 //! - scalars are replaced.
 //!
 //! Merges that produce an object the API server would reject (an env var with `value` and
 //! `valueFrom`, a volume with two sources, a probe with two handlers) are reported as
-//! [`Conflict`]s (DECISIONS #3).
+//! [`Conflict`]s (SEMANTICS.md#choice-invalid-merges).
 
 use crate::yaml::{Map, Node, Pos, Value};
 
@@ -170,7 +170,7 @@ fn key_of(item: &Node, key: &str) -> Option<String> {
     item.get(key).and_then(Node::scalar_text)
 }
 
-/// Item-by-item merge of a keyed list (`rendering.md` §2.3): patch items in patch order,
+/// Item-by-item merge of a keyed list (SEMANTICS.md#merging): patch items in patch order,
 /// base-only items placed before the first patch item that comes after them in the base.
 fn merge_keyed(
     b: &[Node],
@@ -354,7 +354,7 @@ mod tests {
             .collect()
     }
 
-    /// `rendering.md` §2.3 and vectors 22, 29.
+    /// The order of merged keyed lists.
     #[test]
     fn keyed_list_order() {
         let cases: &[(&str, &str, &[&str])] = &[
@@ -424,7 +424,7 @@ mod tests {
         );
     }
 
-    /// Vectors 19, 22, 28 and the zero-value rules of §2.2.
+    /// Maps, scalars and the zero-value rules.
     #[test]
     fn maps_scalars_and_replaced_lists() {
         assert_eq!(
@@ -490,7 +490,7 @@ mod tests {
         );
     }
 
-    /// Vector 31 and DECISIONS #3.
+    /// Merges the API server would reject (SEMANTICS.md#choice-invalid-merges).
     #[test]
     fn invalid_merges_are_conflicts() {
         let cases = [

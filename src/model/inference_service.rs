@@ -11,7 +11,8 @@ use crate::yaml::{Map, Node, Pos, Value};
 #[derive(Clone, Debug)]
 pub(crate) struct InferenceService {
     pub(crate) name: String,
-    /// `metadata.namespace` as written; rendered objects carry it as is (DECISIONS #21).
+    /// `metadata.namespace` as written; rendered objects carry it as is
+    /// (SEMANTICS.md#choice-namespaces).
     pub(crate) namespace: Option<String>,
     /// The namespace lookups use: as written, else the `--namespace` default.
     pub(crate) lookup_namespace: String,

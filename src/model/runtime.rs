@@ -20,7 +20,7 @@ pub(crate) enum Scope {
 /// One `acceleratorConfig` value of a supported-format entry.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct AcceleratorModelConfig {
-    /// `environmentOverride`, sorted by name (DECISIONS #2).
+    /// `environmentOverride`, sorted by name (SEMANTICS.md#choice-sorted-maps).
     pub(crate) environment_override: Vec<(String, String)>,
     pub(crate) runtime_args_override: Vec<String>,
     /// Set when `tensorParallelismOverride` is present, even if it is empty.

@@ -1,6 +1,6 @@
 //! The renderer settings: the OME controller settings a cluster would hold in its
 //! `inferenceservice-config`, read from `ome-render.yaml` at the root of the rendered tree
-//! (DECISIONS #14). Without the file, OME's shipped (Helm chart) defaults apply.
+//! (SEMANTICS.md#choice-settings). Without the file, OME's shipped (Helm chart) defaults apply.
 //!
 //! ```yaml
 //! # ome-render.yaml

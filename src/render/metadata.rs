@@ -1,5 +1,5 @@
-//! Labels and annotations of the objects rendered for one component (`rendering.md` §6 as
-//! amended by DECISIONS #4, #5 and OME v1.3's annotation deny-list).
+//! Labels and annotations of the objects rendered for one component (SEMANTICS.md#objects),
+//! with OME v1.3's annotation deny-list.
 
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::model::{BaseModel, DeploymentMode, InferenceService, Role};
@@ -155,7 +155,7 @@ pub(crate) fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
     }
 }
 
-/// Scheduler queue labels OME derives from annotations (`rendering.md` §6.3 step 5).
+/// Scheduler queue labels OME derives from annotations.
 fn add_queue_labels(annotations: &BTreeMap<String, String>, labels: &mut BTreeMap<String, String>) {
     if let Some(queue) = annotations.get("ome.io/volcano-queue") {
         labels.insert("volcano.sh/queue-name".into(), queue.clone());

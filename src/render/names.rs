@@ -1,5 +1,5 @@
 //! Object names and model-readiness label keys, with OME's truncation rules
-//! (`rendering.md` §6.1, §6.4 and §3.6.2; `ome-v13-render.md` §6).
+//! (SEMANTICS.md#objects).
 //!
 //! Two hash rules exist in OME and both are kept:
 //!
@@ -48,7 +48,7 @@ pub(crate) fn component_service_name(isvc: &str, component: &str) -> String {
 }
 
 /// `modelconfig-<last 20 characters of the InferenceService name>`. Two InferenceServices whose
-/// names end alike share it (DECISIONS #23 makes that an error at a higher level).
+/// names end alike share it (SEMANTICS.md#choice-collisions makes that an error).
 pub(crate) fn model_config_name(isvc: &str) -> String {
     format!("modelconfig-{}", last_bytes(isvc, 20))
 }

@@ -1,6 +1,6 @@
 //! Placeholders in the runner container: `{{.Name}}`, `{{.Namespace}}`, `{{.Labels.k}}`,
 //! `{{.Annotations.k}}` and `{{index .Labels "k"}}`, filled from the InferenceService's
-//! metadata (`rendering.md` §5, DECISIONS #1).
+//! metadata (SEMANTICS.md#placeholders, SEMANTICS.md#choice-placeholders).
 //!
 //! OME runs the whole container through a Go template. ome-render follows the documented
 //! (`text/template`) behaviour for the forms the docs name, and rejects everything else:

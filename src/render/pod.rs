@@ -1,4 +1,4 @@
-//! The pod template of one component, built from the merged component (`rendering.md` §3,
+//! The pod template of one component, built from the merged component (SEMANTICS.md#pods,
 //! in OME v1.3's order):
 //!
 //! 1. on the runner container: `MODEL_PATH`, the class's `environmentOverride`, the model
@@ -7,7 +7,7 @@
 //! 2. the runner goes into the pod's container of the same name (appended when none);
 //! 3. placeholders are expanded in that one container;
 //! 4. the model volume, node selector and class affinity are added to the pod;
-//! 5. OME's own defaults that differ from Kubernetes' are filled in (DECISIONS #13).
+//! 5. OME's own defaults that differ from Kubernetes' are filled in (SEMANTICS.md#choice-api-defaults).
 
 use super::placeholders;
 use crate::diagnostics::{Code, Diagnostic};
@@ -333,7 +333,7 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
 }
 
 /// Merges the runner into the same-named pod container: the runner wins, and the
-/// container's args come first, followed by the runner's (`rendering.md` §3.5).
+/// container's args come first, followed by the runner's (SEMANTICS.md#pods).
 fn place_runner(
     container: &Node,
     runner: &Node,
@@ -542,7 +542,7 @@ fn gpu_count(container: &Map, names: &[String]) -> i64 {
     0
 }
 
-/// The router's `config`, appended to its runner's env sorted by key (DECISIONS #2).
+/// The router's `config`, appended to its runner's env sorted by key (SEMANTICS.md#choice-sorted-maps).
 fn append_router_config_env(runner: &mut Map, merged: &Node) {
     let Some(config) = merged.get("config").and_then(Node::as_map) else {
         return;
@@ -626,7 +626,7 @@ fn apply_class_affinity(pod: &mut Map, inputs: &PodInputs<'_>) {
     }
 }
 
-/// OME's defaults that differ from the API server's (DECISIONS #13).
+/// OME's defaults that differ from the API server's (SEMANTICS.md#choice-api-defaults).
 fn apply_defaults(pod: &mut Map, settings: &Settings, default_probe: bool) {
     if let Some(containers) = pod.get_mut("containers").and_then(Node::as_seq_mut) {
         for c in containers.iter_mut() {

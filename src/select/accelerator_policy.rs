@@ -1,4 +1,4 @@
-//! Which AcceleratorClass an engine or decoder runs on (`rendering.md` §4): a class the
+//! Which AcceleratorClass an engine or decoder runs on (SEMANTICS.md#accelerator-classes): a class the
 //! InferenceService names, or the one its policy (`FirstAvailable`, `Cheapest`, `BestFit`,
 //! `MostCapable`) picks from the runtime's list.
 //!

@@ -1,5 +1,5 @@
 //! Auto-selection: the InferenceService names a model but no runtime, and OME picks one
-//! (selection spec §6), or fails with its `no runtime found …` error (§12.2).
+//! (SEMANTICS.md#auto-selection), or fails with its `no runtime found …` error.
 //!
 //! A runtime is selectable when it is compatible ([`matcher::check`]: not disabled,
 //! accelerator classes, deployment modes, a matching entry, size range), at least one of its
@@ -54,7 +54,7 @@ pub(crate) struct Selection<'a> {
         expect(dead_code, reason = "the table tests check the score")
     )]
     pub(crate) score: i64,
-    /// The entry whose per-entry settings (`acceleratorConfig`) apply, with its index (§9);
+    /// The entry whose per-entry settings (`acceleratorConfig`) apply, with its index;
     /// `None` when no `autoSelect: true` entry scores above 0.
     pub(crate) best_entry: Option<(usize, &'a SupportedFormat)>,
 }
@@ -63,7 +63,7 @@ pub(crate) struct Selection<'a> {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum SelectError {
     /// The model has no `modelFormat.name`; in a cluster the model agent fills it in
-    /// (DECISIONS #5).
+    /// (SEMANTICS.md#choice-model-metadata).
     ModelFormatMissing,
     NoRuntime(NoRuntimeFound),
 }
@@ -111,7 +111,7 @@ pub(crate) struct NoRuntimeFound {
     pub(crate) namespaced: usize,
     pub(crate) cluster: usize,
     /// The runtimes that failed compatibility: ServingRuntimes first, then
-    /// ClusterServingRuntimes, each by name (DECISIONS #16). Runtimes that are compatible but
+    /// ClusterServingRuntimes, each by name (SEMANTICS.md#choice-excluded-order). Runtimes that are compatible but
     /// never auto-selected are counted, not listed.
     pub(crate) excluded: Vec<Excluded>,
 }
@@ -384,7 +384,7 @@ pub(crate) struct Ranked<'a> {
 pub(crate) const NO_AUTO_SELECT_ENTRY_REASON: &str = "supports the model but has no supportedModelFormats[].autoSelect=true entry, so automatic selection skips it (pin it explicitly via spec.runtime.name instead)";
 
 /// Weighs `candidate` the way OME's selector does, keeping the reason a runtime is skipped in
-/// `kubectl ome runtime explain`'s words (§13).
+/// `kubectl ome runtime explain`'s words.
 pub(crate) fn evaluate<'a>(
     candidate: &Candidate<'a>,
     model: &BaseModel,
@@ -739,7 +739,7 @@ mod tests {
         assert_eq!(ranking(&fixture.index(), &m, &r), [("rt-auto", 10)]);
     }
 
-    /// R08 (excluded in DECISIONS #16 order).
+    /// R08 (excluded runtimes in the fixed order).
     #[test]
     fn no_runtime_found_text() {
         let fixture = runtimes("default", &[
@@ -1011,7 +1011,7 @@ mod tests {
         );
     }
 
-    /// §12.2's worked examples, v1.3 vector 31 and C12's excluded line.
+    /// OME's worked examples of the message, and C12's excluded line.
     #[test]
     fn documented_error_texts() {
         let fixture = runtimes(
@@ -1150,7 +1150,7 @@ mod tests {
              invalid model specification: modelFormat.name: model format name is required"
         );
         assert_eq!(error, SelectError::ModelFormatMissing);
-        // DECISIONS #5: a model without any modelFormat.
+        // A model without any modelFormat (SEMANTICS.md#choice-model-metadata).
         let bare = named_model("bare", "{storage: {storageUri: 'hf://x'}}");
         assert_eq!(
             fixture.index().select(&bare, &r).expect_err("no metadata"),

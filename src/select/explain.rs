@@ -1,5 +1,5 @@
 //! `explain`: why each runtime is or is not chosen by auto-selection for a model, as
-//! `kubectl ome runtime explain` reports it (selection spec §13), plus where each runtime is
+//! `kubectl ome runtime explain` reports it (SEMANTICS.md#auto-selection), plus where each runtime is
 //! defined. Building the rows is separate from rendering them; both renderers are pure and
 //! return the text.
 //!
@@ -245,7 +245,7 @@ mod tests {
         runtimes("team-a", &borrowed)
     }
 
-    /// §14.10 and v1.3 vector 14.
+    /// The docs' `explain --model` example.
     #[test]
     fn documented_explain_rows() {
         let fixture = explain_fixture();
@@ -302,7 +302,7 @@ mod tests {
             .collect()
     }
 
-    /// Every `No` reason of §13, in its place.
+    /// Every `No` reason, in its place.
     #[test]
     fn every_no_reason() {
         let m = model(

@@ -1,6 +1,6 @@
-//! Does a runtime support a model? Entry matching (selection spec §2.2, §2.7, §3), the
-//! per-entry mismatch text and `mt:` model label, and the runtime-level compatibility check in
-//! OME's order (§4): disabled, accelerator classes (§10), deployment modes (§11), entries,
+//! Does a runtime support a model? Entry matching, the per-entry mismatch text and `mt:`
+//! model label, and the runtime-level compatibility check in OME's order: disabled,
+//! accelerator classes, deployment modes, entries,
 //! size range.
 //!
 //! Compatibility says nothing about `autoSelect`: a runtime can be compatible and still never
@@ -18,7 +18,7 @@ pub(crate) struct Match<'s> {
     /// The first entry that matches the model, and its index in `supportedModelFormats`.
     pub(crate) entry: &'s SupportedFormat,
     pub(crate) entry_index: usize,
-    /// Priority and weight as `kubectl ome runtime explain` reports them (§5.3): the entry's
+    /// Priority and weight as `kubectl ome runtime explain` reports them: the entry's
     /// priority (1 when unset), and `(format weight + framework weight) × priority` counting
     /// only positive weights. Unlike the score, a weight of 0 stays 0.
     pub(crate) priority: i64,
@@ -47,7 +47,7 @@ pub(crate) enum Check {
 
 impl Check {
     /// Accelerator and mode failures are about where the model would run, not about the model:
-    /// OME reports them for a named runtime with an empty model name (§7.2).
+    /// OME reports them for a named runtime with an empty model name.
     pub(crate) fn is_placement(self) -> bool {
         matches!(self, Check::AcceleratorClass | Check::DeploymentMode)
     }
@@ -132,7 +132,7 @@ pub(crate) fn has_auto_select_entry(spec: &RuntimeSpec) -> bool {
     spec.formats.iter().any(|e| e.auto_select == Some(true))
 }
 
-/// Does entry `entry` support `model` (§3)? Diffusion pipeline, architecture, quantization,
+/// Does entry `entry` support `model`? Diffusion pipeline, architecture, quantization,
 /// format (name and version with the entry's operator), framework.
 pub(crate) fn entry_matches(entry: &SupportedFormat, model: &BaseModel) -> bool {
     if diffusion_mismatch(model.diffusion.as_ref(), entry.diffusion.as_ref()).is_some()
@@ -153,7 +153,7 @@ pub(crate) fn entry_matches(entry: &SupportedFormat, model: &BaseModel) -> bool 
     format_ok && framework_ok
 }
 
-/// §2.2: both versions absent match; one absent does not; both set compare with the entry's
+/// Both versions absent match; one absent does not; both set compare with the entry's
 /// operator.
 fn versions_match(model_version: Option<&str>, entry: &FormatRef) -> bool {
     match (model_version, entry.version.as_deref()) {
@@ -266,7 +266,7 @@ pub(crate) fn model_label(model: &BaseModel) -> String {
     parts.join(":")
 }
 
-/// §2.7: why the model's pipeline does not satisfy the entry's, or `None`. One-directional:
+/// Why the model's pipeline does not satisfy the entry's, or `None`. One-directional:
 /// an entry without a pipeline accepts any model.
 fn diffusion_mismatch(
     model: Option<&DiffusionPipeline>,
@@ -340,7 +340,7 @@ fn component_mismatch(
     None
 }
 
-/// §10: every class the InferenceService names must be in the runtime's non-empty list.
+/// Every class the InferenceService names must be in the runtime's non-empty list.
 fn accelerators_supported(spec: &RuntimeSpec, required: &[String]) -> bool {
     if required.is_empty() {
         return true;
@@ -351,7 +351,7 @@ fn accelerators_supported(spec: &RuntimeSpec, required: &[String]) -> bool {
     }
 }
 
-/// §11: a component is rejected only when both sides declare a valid mode and they differ.
+/// A component is rejected only when both sides declare a valid mode and they differ.
 /// The engine is compared before the decoder.
 fn mode_mismatch(spec: &RuntimeSpec, request: &Request) -> Option<String> {
     let components = [
@@ -368,7 +368,7 @@ fn mode_mismatch(spec: &RuntimeSpec, request: &Request) -> Option<String> {
     })
 }
 
-/// §5.3: the weight `explain` reports for the matching entry. Weights ≤ 0 are left out (no
+/// The weight `explain` reports for the matching entry. Weights ≤ 0 are left out (no
 /// 10/5 substitution here).
 fn reported_weight(entry: &SupportedFormat, model: &BaseModel, priority: i64) -> i64 {
     let model_format = model_format(model);
@@ -606,7 +606,7 @@ mod tests {
                 .remove(0)
         };
         let cases = [
-            // §12.2's worked example.
+            // OME's worked example of the message.
             (
                 "{modelFormat: {name: safetensors, version: '1.0.0'}, modelArchitecture: MistralForCausalLM,
                   modelFramework: {name: transformers, version: 4.36.0}}",
@@ -917,7 +917,7 @@ mod tests {
         );
     }
 
-    /// §5.3 and R10's explain columns: priority and weight of the first matching entry.
+    /// R10's explain columns: priority and weight of the first matching entry.
     #[test]
     fn reported_priority_and_weight() {
         let m = model(

@@ -1,7 +1,7 @@
 //! Selection: which runtime serves an InferenceService (named or auto-selected), and which
 //! accelerator class each component runs on.
 //!
-//! The runtime half follows OME v1.3 as documented (`shared/spec/selection.md`):
+//! The runtime half follows OME v1.3 as documented (SEMANTICS.md#auto-selection):
 //!
 //! - [`version`] and [`size`]: the version and parameter-size primitives;
 //! - [`request`]: what an InferenceService asks for besides the model (namespace,

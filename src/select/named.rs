@@ -1,7 +1,7 @@
 //! Named runtimes: the InferenceService sets `spec.runtime.name`. Finding the runtime is the
 //! caller's job (OME v1.3 looks up a ClusterServingRuntime first, then the namespace's
 //! ServingRuntime, or only the ServingRuntime with `kind: ServingRuntime`); this module
-//! decides what OME v1.3 says about the one found (selection spec §7), and holds the exact
+//! decides what OME v1.3 says about the one found (SEMANTICS.md#runtimes), and holds the exact
 //! texts of the lookup failures.
 //!
 //! OME v1.3 admits a named runtime that does not declare support for the model, with a
@@ -23,7 +23,7 @@ pub(crate) enum NamedCheck {
     /// and proceeds. `error` is OME's compatibility error inside it, which the controller's
     /// `RuntimeCompatibilityAdvisory` event also quotes.
     NotDeclared { error: String, warning: String },
-    /// The model has no `modelFormat.name`, so compatibility cannot be checked (DECISIONS #5:
+    /// The model has no `modelFormat.name`, so compatibility cannot be checked (SEMANTICS.md#choice-model-metadata:
     /// render, with a warning). `error` is OME's model validation text.
     Unchecked { error: String },
 }
@@ -256,7 +256,8 @@ mod tests {
         ));
     }
 
-    /// DECISIONS #5: a named runtime with a model without metadata is not checked.
+    /// A named runtime with a model without metadata is not checked
+    /// (SEMANTICS.md#choice-model-metadata).
     #[test]
     fn models_without_metadata_are_unchecked() {
         let spec = runtime_spec("{supportedModelFormats: [{modelFormat: {name: safetensors}}]}");

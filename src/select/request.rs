@@ -1,6 +1,6 @@
 //! What an InferenceService asks of its runtime beyond the model: the namespace whose
-//! ServingRuntimes it sees, the accelerator classes it names (selection spec §10) and the
-//! deployment mode each component requests (§11, OME v1.3).
+//! ServingRuntimes it sees, the accelerator classes it names and the deployment mode each
+//! component requests (OME v1.3; SEMANTICS.md#auto-selection).
 
 use crate::model::component::declared_mode;
 use crate::model::{DeploymentMode, InferenceService};

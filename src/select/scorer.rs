@@ -1,6 +1,6 @@
 //! How well does a runtime serve a model? The entry score and runtime score that rank
-//! auto-selection candidates (selection spec §5.1–5.2), and the "best entry" whose
-//! `acceleratorConfig` rendering applies after selection (§9).
+//! auto-selection candidates (SEMANTICS.md#auto-selection), and the "best entry" whose
+//! `acceleratorConfig` rendering applies after selection.
 //!
 //! Scoring is more lenient than matching: it ignores architecture, quantization and diffusion
 //! pipelines, and tolerates a version set on one side only.

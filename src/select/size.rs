@@ -1,6 +1,6 @@
 //! Parameter sizes (`modelParameterSize`, `modelSizeRange`): the parser, the v1.3 range check
 //! with open bounds and its reason text, and the size distance that breaks ranking ties
-//! (selection spec §2.5, §2.6, §6.3).
+//! (SEMANTICS.md#auto-selection).
 
 use crate::model::runtime::SizeRange;
 
@@ -163,7 +163,7 @@ mod tests {
         }
     }
 
-    /// Z01, plus the decimal and unparseable forms of §2.5.
+    /// Z01, plus the decimal and unparseable forms.
     #[test]
     fn parses_sizes() {
         let cases = [

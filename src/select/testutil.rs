@@ -127,7 +127,7 @@ impl Runtimes {
     }
 }
 
-/// The model of the scoring page (selection spec R10, §14.10).
+/// The model of the docs' scoring page (R10).
 pub(crate) fn r10_model() -> BaseModel {
     named_model(
         "llama-3-2-3b-instruct",

@@ -1,6 +1,6 @@
 //! Model versions as OME reads them (`modelFormat.version`, `modelFramework.version`): the
 //! parser, the ordering, and the operator rule that decides whether a runtime entry's version
-//! accepts a model's version (selection spec §2.3–2.4).
+//! accepts a model's version (SEMANTICS.md#auto-selection).
 //!
 //! The rule reads backwards at first sight: the **entry's** version is the left operand, so
 //! `GreaterThanOrEqual` with `4.46.0` accepts models up to 4.46.0. The entry's version is an

@@ -1,4 +1,4 @@
-//! The command-line contract (DECISIONS §3): exit codes, nothing on standard output on
+//! The command-line contract (README.md, "Usage"): exit codes, nothing on standard output on
 //! error, diagnostics with file and line, `-o` atomicity, determinism.
 
 use crate::support::{copy_files, repo_root, run, run_with, scratch};

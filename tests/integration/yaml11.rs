@@ -1,4 +1,4 @@
-//! Output read back by a YAML 1.1 reader keeps its strings (DECISIONS #19).
+//! Output read back by a YAML 1.1 reader keeps its strings (SEMANTICS.md#choice-yaml).
 //!
 //! kubectl reads manifests with YAML 1.1 rules, where unquoted `yes`, `on`, `NO` are
 //! booleans, `0755` is octal and `~` is null. PyYAML implements the same rules, so the test

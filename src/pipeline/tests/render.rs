@@ -1,5 +1,5 @@
-//! Table tests of rendering (`rendering.md` §10, vectors 23–41 as they apply to v1.3),
-//! each rendering a small input end to end and checking the objects.
+//! Table tests of rendering (SEMANTICS.md, "Merging", "Pods", "Objects"), each rendering a
+//! small input end to end and checking the objects.
 
 use crate::diagnostics::Diagnostic;
 use crate::pipeline::{Options, Rendering, render_texts};
@@ -56,7 +56,8 @@ fn container(r: &Rendering) -> &Node {
         .expect("a container")
 }
 
-/// Vector 33, with v1.3's annotations and DECISIONS #4.
+/// Labels and annotations of every object of a component, with v1.3's annotations and the
+/// resolved mode (SEMANTICS.md#choice-mode-annotation).
 #[test]
 fn metadata_of_component_objects() {
     let r = render(&format!(
@@ -231,7 +232,7 @@ fn replicas_and_autoscaling() {
         )
         .contains(r#""minReplicas":1,"maxReplicas":5"#)
     );
-    // Nothing set: 1..3 (DECISIONS #10); min == max still gets an HPA (DECISIONS #11).
+    // Nothing set: 1..3 (SEMANTICS.md#choice-replica-bounds); min == max still gets an HPA.
     assert!(hpa(runner, "  engine: {}\n").contains(r#""minReplicas":1,"maxReplicas":3"#));
     assert!(
         hpa(runner, "  engine: {minReplicas: 2, maxReplicas: 2}\n")

@@ -68,7 +68,7 @@ fn equal_runtimes_pick_the_first_name() {
     assert_eq!(runtime_label(&r).as_deref(), Some("runtime-1"));
 }
 
-/// N02/N03 and v13-features vector 34: the lookup order by `spec.runtime.kind` (v1.3).
+/// The lookup order by `spec.runtime.kind` (v1.3).
 #[test]
 fn named_runtime_lookup_by_kind() {
     let both = format!(
@@ -125,7 +125,7 @@ fn named_runtime_lookup_by_kind() {
     );
 }
 
-/// v13-features vectors 1, 3, 6 and 13: inheritance for named runtimes, not for
+/// Inheritance for named runtimes, not for
 /// auto-selection.
 #[test]
 fn inheritance() {

@@ -9,7 +9,8 @@ use crate::render::metadata::Meta;
 use crate::rendered::Rendered;
 use crate::yaml::Node;
 
-/// Replica bounds (DECISIONS #10): the merged value, else the chart default.
+/// Replica bounds (SEMANTICS.md#choice-replica-bounds): the merged value, else the chart
+/// default.
 pub(crate) fn replicas(merged: &Node, router: bool) -> (i64, i64) {
     let min = merged
         .get("minReplicas")

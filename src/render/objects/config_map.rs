@@ -9,7 +9,7 @@ use crate::rendered::Rendered;
 use crate::yaml::emit::write_json_string;
 use crate::yaml::{Map, Node};
 
-/// The `modelconfig-<last 20 characters>` ConfigMap with `models.json` (`rendering.md` §7.6).
+/// The `modelconfig-<last 20 characters>` ConfigMap with `models.json`.
 pub(crate) fn model_config(
     isvc: &InferenceService,
     model_name: &str,

@@ -55,7 +55,7 @@ pub(crate) fn deployment(
     rendered(isvc, d)
 }
 
-/// Pod template metadata: labels and annotations only (DECISIONS #7).
+/// Pod template metadata: labels and annotations only (SEMANTICS.md#choice-template-metadata).
 fn template_metadata(meta: &Meta) -> Map {
     let mut m = Map::new();
     if !meta.labels.is_empty() {

@@ -8,7 +8,7 @@ use crate::render::metadata::Meta;
 use crate::rendered::Rendered;
 use crate::yaml::{Map, Node};
 
-/// The router's ServiceAccount, Role and RoleBinding, all `<isvc>-router` (§7.7).
+/// The router's ServiceAccount, Role and RoleBinding, all `<isvc>-router`.
 pub(crate) fn router_rbac(isvc: &InferenceService, name: &str, meta: &Meta) -> Vec<Rendered> {
     let labels = || Some((meta.labels_node(), Node::map(Map::new())));
     let sa = object_meta_map("v1", "ServiceAccount", name, isvc, labels());

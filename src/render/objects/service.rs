@@ -23,7 +23,8 @@ fn service_type(annotations: &BTreeMap<String, String>, spec: &mut Map) {
     }
 }
 
-/// The component Service, with its ports from the runner container (DECISIONS #8).
+/// The component Service, with its ports from the runner container
+/// (SEMANTICS.md#choice-service-ports).
 /// Returns the Service and its first port.
 pub(crate) fn service(
     isvc: &InferenceService,
