@@ -1,76 +1,122 @@
-//! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders; `explain`
-//! and `check` are subcommands. Usage errors exit 2 (clap's convention).
+//! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders, and so does
+//! `ome-render render`; `check`, `explain`, `completions` and `man` are subcommands. The
+//! global flags work before and after a subcommand. Usage errors exit 2 (clap's convention).
 
 use crate::diagnostics::report::ErrorFormat;
 use crate::emit::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The version line: the package version, and the commit and date it was built from when
+/// the build saw a Git checkout (`0.2.0 (abc1234 2026-12-01)`; see `build.rs`).
+pub const VERSION: &str = env!("OME_RENDER_VERSION");
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ome-render",
-    version,
+    version = VERSION,
     about = "Render OME resources offline into the Kubernetes objects OME would create",
     long_about = "Render OME (Open Model Engine) resources offline into the Kubernetes objects \
         OME's controller would create: Deployments, Services, HPAs, PDBs and the rest, for Argo CD \
         or Flux to apply. Reads ClusterBaseModels, BaseModels, ServingRuntimes, \
         ClusterServingRuntimes, AcceleratorClasses and InferenceServices beside ordinary objects, \
         which pass through unchanged.\n\nExit codes: 0 rendered (warnings allowed), 1 the input \
-        has errors (nothing is written), 2 bad usage or a failure of the tool.",
-    args_conflicts_with_subcommands = true
+        has errors or renders nothing (nothing is written), 2 bad usage or a failure of the tool.",
+    after_help = "A path named like a subcommand is read as a path after `--` or as `./check`."
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Without a subcommand: render.
     #[command(flatten)]
     pub render: RenderArgs,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Render (the default when no subcommand is given).
+    Render(RenderArgs),
+    /// Run every check of a render and write nothing.
+    Check(CheckArgs),
     /// Explain why each runtime is or isn't chosen, like `kubectl ome runtime explain`.
     Explain(ExplainArgs),
-    /// Run every check of a render and write nothing.
-    Check(InputArgs),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `ome-render man > ome-render.1`.
+    Man,
 }
 
-/// Where the input comes from and how problems are reported.
+/// Flags every subcommand takes, before or after it: where the input comes from and how
+/// problems are reported.
 #[derive(Args, Debug, Clone)]
-pub struct InputArgs {
+pub struct GlobalArgs {
+    /// The namespace of namespaced objects written without one.
+    #[arg(
+        short = 'n',
+        long,
+        global = true,
+        default_value = "default",
+        value_name = "NAMESPACE"
+    )]
+    pub namespace: String,
+    /// The renderer settings file (default: `ome-render.yaml` in the first path, or beside
+    /// it when the path is a file or `-`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// Read only walked files matching this glob (repeatable).
+    #[arg(long, global = true, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip walked files matching this glob (repeatable).
+    #[arg(long, global = true, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Treat warnings as errors.
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// Hide notes.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Show every diagnostic, instead of the first few of each kind.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// How diagnostics are written to standard error.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ErrorFormatArg::Human,
+        value_name = "FORMAT"
+    )]
+    pub error_format: ErrorFormatArg,
+    /// Colour in diagnostics (`auto` honours NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorArg::Auto,
+        value_name = "WHEN"
+    )]
+    pub color: ColorArg,
+}
+
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderArgs {
     /// Files or directories to read (`*.yaml`, `*.yml`, `*.json`, recursively); `-` reads
     /// standard input. Default: the current directory.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// The namespace of namespaced objects written without one.
-    #[arg(short = 'n', long, default_value = "default", value_name = "NAMESPACE")]
-    pub namespace: String,
-    /// Read only walked files matching this glob (repeatable).
-    #[arg(long, value_name = "GLOB")]
-    pub include: Vec<String>,
-    /// Skip walked files matching this glob (repeatable).
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Treat warnings as errors.
-    #[arg(long)]
-    pub strict: bool,
-    /// How diagnostics are written to standard error.
-    #[arg(long, value_enum, default_value_t = ErrorFormatArg::Human, value_name = "FORMAT")]
-    pub error_format: ErrorFormatArg,
-    /// Colour in diagnostics.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
-    pub color: ColorArg,
-    /// Hide notes (skipped files and documents).
-    #[arg(short, long)]
-    pub quiet: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct RenderArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
-    /// Write one file per object into this directory instead of standard output. The
-    /// directory is replaced atomically; an existing one must be empty or ome-render's.
-    #[arg(short, long, value_name = "DIR")]
+    /// Write to this file, or, when it is an existing directory or ends with `/`, one file
+    /// per object into it (as `kustomize build -o`). Both are replaced atomically.
+    #[arg(short, long, value_name = "PATH", value_parser = output_path, conflicts_with = "output_dir")]
+    pub output: Option<PathBuf>,
+    /// Write one file per object into this directory (as `helm template --output-dir`),
+    /// replaced atomically; an existing one must be empty or ome-render's.
+    #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Yaml, value_name = "FORMAT")]
@@ -82,15 +128,30 @@ pub struct RenderArgs {
     /// InferenceServices), for clusters that run OME's controller too.
     #[arg(long)]
     pub keep_ome: bool,
+    /// Succeed with no output when nothing renders (an empty stream makes Argo CD prune
+    /// everything, so this is an error by default).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Print how long each stage took to standard error.
     #[arg(long, hide = true)]
     pub timings: bool,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Files or directories to read; `-` reads standard input. Default: the current directory.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Succeed when nothing would render.
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct ExplainArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
+    /// Files or directories to read; `-` reads standard input. Default: the current directory.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
     /// The InferenceService to explain, as NAMESPACE/NAME (or NAME in `--namespace`).
     #[arg(
         long,
@@ -107,17 +168,42 @@ pub struct ExplainArgs {
     pub format: ExplainFormat,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+/// `-o` takes a path; `kubectl`'s `-o json`, `-o yaml`, `-o wide` and the like are output
+/// formats, which ome-render spells `--format`.
+fn output_path(value: &str) -> Result<PathBuf, String> {
+    let format = value.split_once('=').map_or(value, |(f, _)| f);
+    if matches!(
+        format,
+        "json" | "yaml" | "wide" | "name" | "jsonpath" | "go-template" | "custom-columns"
+    ) {
+        return Err(format!(
+            "`-o {value}` is kubectl's output format; here -o names the file or directory to write. \
+             Use `--format json` (or `--format yaml`, `--format jsonl`), or `-o ./{value}` for a file named {value}"
+        ));
+    }
+    if value.is_empty() {
+        return Err("an empty path".to_string());
+    }
+    Ok(PathBuf::from(value))
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FormatArg {
+    /// A multi-document YAML stream.
+    #[default]
     Yaml,
+    /// One JSON document: a `v1` List of the objects.
     Json,
+    /// One JSON object per line.
+    Jsonl,
 }
 
 impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
             FormatArg::Yaml => Format::Yaml,
-            FormatArg::Json => Format::Json,
+            FormatArg::Json => Format::JsonList,
+            FormatArg::Jsonl => Format::JsonLines,
         }
     }
 }

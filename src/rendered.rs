@@ -6,7 +6,7 @@
 //! this type, so it lives beneath both.
 
 use crate::diagnostics::ObjectRef;
-use crate::yaml::Node;
+use crate::yaml::{Node, Pos};
 
 /// One object of the output, with what identifies and orders it.
 #[derive(Clone, Debug)]
@@ -18,6 +18,8 @@ pub(crate) struct Rendered {
     pub(crate) body: Body,
     /// The InferenceService it was rendered from; `None` for passed-through objects.
     pub(crate) source: Option<ObjectRef>,
+    /// Where the object (or its InferenceService) is written in the input, for diagnostics.
+    pub(crate) pos: Pos,
 }
 
 /// What an output object holds.
@@ -31,8 +33,9 @@ pub(crate) enum Body {
 }
 
 impl Rendered {
-    /// Wraps an object tree; its identity is read from the tree.
-    pub(crate) fn new(node: Node, source: Option<ObjectRef>) -> Rendered {
+    /// Wraps an object tree; its identity is read from the tree. `pos` is where the input
+    /// writes it, or the InferenceService it comes from.
+    pub(crate) fn new(node: Node, source: Option<ObjectRef>, pos: Pos) -> Rendered {
         let s = |path: &[&str]| node.str_at(path).map(str::to_string);
         Rendered {
             api_version: s(&["apiVersion"]).unwrap_or_default(),
@@ -41,6 +44,7 @@ impl Rendered {
             name: s(&["metadata", "name"]).unwrap_or_default(),
             body: Body::Tree(node),
             source,
+            pos,
         }
     }
 

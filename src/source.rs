@@ -28,6 +28,14 @@ impl Sources {
         u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
     pub(crate) fn get(&self, file: u32) -> Option<&SourceFile> {
         self.files.get(file as usize)
     }

@@ -1,18 +1,22 @@
 //! `ome-render explain`: why each runtime is or isn't auto-selected for a model, as
 //! `kubectl ome runtime explain` shows it, with the file and line of every runtime.
 
-use super::{ExitStatus, fatal, options, read_stdin, report, stdout_written};
-use crate::cli::{ExplainArgs, ExplainFormat};
+use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
+use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::inherit::Inherited;
 use crate::select::auto::validate_model;
 use crate::select::explain::{EXPLICIT_RUNTIME_NOTE, NO_RUNTIMES_NOTE, render_json, render_table};
 use crate::select::request::Request;
 use crate::select::resolve::Resolver;
-use std::io::Write;
+use crate::source::Sources;
+use std::io::{IsTerminal, Write};
 
-pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
-    let opts = options(&args.input);
+pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
+    let opts = options(global, &args.paths);
+    let report = |diags: &mut Vec<Diagnostic>, sources: &Sources| {
+        report(diags, sources, global, Outcome::Checks, false)
+    };
     let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
         Ok(c) => c,
         Err(e) => return fatal(&e.to_string()),
@@ -25,7 +29,7 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
         ..
     } = catalogued;
     if failed {
-        report(&mut diags, &sources, &args.input);
+        report(&mut diags, &sources);
         return ExitStatus::InputErrors;
     }
     let mut stderr_notes = Vec::new();
@@ -45,7 +49,7 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
                     "InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"
                 ),
             ));
-            report(&mut diags, &sources, &args.input);
+            report(&mut diags, &sources);
             return ExitStatus::InputErrors;
         };
         let Some(model_ref) = &isvc.model else {
@@ -57,7 +61,7 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
                 .at(isvc.pos)
                 .object(isvc.object.clone()),
             );
-            report(&mut diags, &sources, &args.input);
+            report(&mut diags, &sources);
             return ExitStatus::InputErrors;
         };
         if isvc.runtime.is_some() {
@@ -87,7 +91,7 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
                 )
                 .help("add the model's file to the paths, or fix the name"),
             );
-            report(&mut diags, &sources, &args.input);
+            report(&mut diags, &sources);
             return ExitStatus::InputErrors;
         }
     };
@@ -98,10 +102,10 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
                 .object(model.object.clone())
                 .help(e.help()),
         );
-        report(&mut diags, &sources, &args.input);
+        report(&mut diags, &sources);
         return ExitStatus::InputErrors;
     }
-    if report(&mut diags, &sources, &args.input) {
+    if report(&mut diags, &sources) {
         return ExitStatus::InputErrors;
     }
     let inherited = Inherited::default();
@@ -120,8 +124,8 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
         None => "-".to_string(),
     };
     let text = match args.format {
-        ExplainFormat::Table => render_table(&rows, source),
-        ExplainFormat::Json => render_json(&rows, source),
+        ExplainFormat::Table => render_table(&rows, source, table_width()),
+        ExplainFormat::Json => render_json(&rows, source) + "\n",
     };
     let written = {
         use std::io::Write as _;
@@ -129,4 +133,14 @@ pub(crate) fn explain(args: &ExplainArgs) -> ExitStatus {
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };
     stdout_written(written)
+}
+
+/// The width the table wraps its REASON column to: the terminal's, else 80.
+fn table_width() -> usize {
+    if std::io::stdout().is_terminal()
+        && let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size()
+    {
+        return usize::from(w);
+    }
+    80
 }

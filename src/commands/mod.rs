@@ -1,5 +1,6 @@
-//! The entry modes: `render` (the default), `check` and `explain`. Each turns parsed
-//! arguments into a pipeline run and an exit status; only here are diagnostics printed.
+//! The subcommands, one file each: `render` (the default, and `check`), `explain`, and the
+//! shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
+//! and an exit status; only here are diagnostics printed.
 
 #![expect(
     clippy::disallowed_methods,
@@ -8,14 +9,16 @@
 
 pub(crate) mod explain;
 pub(crate) mod render;
+pub(crate) mod shell;
 
-use crate::cli::{Cli, ColorArg, Command, InputArgs};
-use crate::diagnostics::report::{ErrorFormat, render as render_report};
+use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
+use crate::diagnostics::report::{ErrorFormat, Summary, render as render_report, summarise};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::load::LoadOptions;
 use crate::pipeline::Options;
 use crate::source::Sources;
 use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
 
 /// How a run ended: 0 rendered, 1 the input has errors, 2 usage or tool failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,24 +40,33 @@ impl ExitStatus {
 
 /// Runs the command of a parsed command line.
 pub(crate) fn run(cli: &Cli) -> ExitStatus {
+    let global = &cli.global;
+    if cli.command.is_some() && cli.render != RenderArgs::default() {
+        return fatal(
+            "paths and render flags (-o, --format, --kinds, …) go after the subcommand, e.g. `ome-render render -o out.yaml DIR`; the global flags (--strict, -n, …) go anywhere",
+        );
+    }
     match &cli.command {
-        None => render::render(&cli.render),
-        Some(Command::Check(input)) => render::check(input),
-        Some(Command::Explain(args)) => explain::explain(args),
+        None => render::render(global, &cli.render),
+        Some(Command::Render(args)) => render::render(global, args),
+        Some(Command::Check(args)) => render::check(global, args),
+        Some(Command::Explain(args)) => explain::explain(global, args),
+        Some(Command::Completions { shell }) => shell::completions(*shell),
+        Some(Command::Man) => shell::man(),
     }
 }
 
-pub(crate) fn options(input: &InputArgs) -> Options {
+/// The pipeline options of the global flags and `paths`.
+pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
     Options {
         load: LoadOptions {
-            paths: input.paths.clone(),
-            include: input.include.clone(),
-            exclude: input.exclude.clone(),
+            paths: paths.to_vec(),
+            include: global.include.clone(),
+            exclude: global.exclude.clone(),
+            settings: global.settings.clone(),
         },
-        namespace: input.namespace.clone(),
-        keep_ome: false,
-        kinds: Vec::new(),
-        serialise: None,
+        namespace: global.namespace.clone(),
+        ..Options::default()
     }
 }
 
@@ -64,47 +76,74 @@ pub(crate) fn read_stdin() -> std::io::Result<String> {
     Ok(s)
 }
 
-fn use_color(input: &InputArgs) -> bool {
-    match input.color {
+/// Whether an environment variable is set to something other than empty or `0`.
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Colour in diagnostics: `--color always|never`; with `auto`, `FORCE_COLOR` or
+/// `CLICOLOR_FORCE` (set, and not `0`) turn it on, `NO_COLOR` (set, not empty) off, and
+/// otherwise only a terminal gets it (SEMANTICS.md#diagnostics).
+fn use_color(global: &GlobalArgs) -> bool {
+    match global.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
+        ColorArg::Auto => {
+            if env_flag("FORCE_COLOR") || env_flag("CLICOLOR_FORCE") {
+                true
+            } else if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                false
+            } else {
+                std::io::stderr().is_terminal()
+            }
+        }
     }
 }
 
-/// Prints diagnostics to standard error (warnings as errors under `--strict`) and says
-/// whether the run failed because of them.
-pub(crate) fn report(diags: &mut [Diagnostic], sources: &Sources, input: &InputArgs) -> bool {
-    if input.strict {
+/// What a run's summary line ends with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The run writes objects: an error means nothing was written.
+    Writes,
+    /// The run only checks or explains.
+    Checks,
+}
+
+/// Prints diagnostics to standard error (warnings as errors under `--strict`; notes hidden
+/// by `-q`; the first few of each code unless `--verbose`), then one summary line when
+/// anything was printed or `always_summary`. Says whether the run failed because of them.
+pub(crate) fn report(
+    diags: &mut [Diagnostic],
+    sources: &Sources,
+    global: &GlobalArgs,
+    outcome: Outcome,
+    always_summary: bool,
+) -> bool {
+    if global.strict {
         for d in diags.iter_mut() {
             if d.severity == Severity::Warning {
                 d.severity = Severity::Error;
             }
         }
     }
-    let shown: Vec<Diagnostic> = diags
+    let shown: Vec<&Diagnostic> = diags
         .iter()
-        .filter(|d| !(input.quiet && d.severity == Severity::Note))
-        .cloned()
+        .filter(|d| !(global.quiet && d.severity == Severity::Note))
         .collect();
-    let format: ErrorFormat = input.error_format.into();
-    let text = render_report(&shown, sources, format, use_color(input));
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    let warnings = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Warning)
-        .count();
+    let format: ErrorFormat = global.error_format.into();
+    let summarised = summarise(&shown, format, global.verbose);
+    let text = render_report(&summarised, sources, format, use_color(global));
+    let summary = Summary::of(diags, sources.len());
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
-    if format == ErrorFormat::Human && errors > 0 {
+    if format == ErrorFormat::Human && (!shown.is_empty() || always_summary) {
         let _ = writeln!(
             stderr,
-            "error: {errors} error{} and {warnings} warning{}; nothing was written",
-            if errors == 1 { "" } else { "s" },
-            if warnings == 1 { "" } else { "s" }
+            "{}",
+            summary.line(outcome == Outcome::Writes && summary.errors > 0)
         );
     }
-    errors > 0
+    summary.errors > 0
 }
 
 /// The status of a run whose output went to standard output. A reader that closed the pipe
@@ -118,6 +157,7 @@ pub(crate) fn stdout_written(result: std::io::Result<()>) -> ExitStatus {
     }
 }
 
+/// A failure of the tool or of its use: the message, exit 2.
 pub(crate) fn fatal(message: &str) -> ExitStatus {
     let _ = writeln!(std::io::stderr(), "error: {message}");
     ExitStatus::Failure

@@ -78,6 +78,14 @@ pub(crate) enum Code {
     MultiNode,
     /// The renderer settings file (`ome-render.yaml`) is invalid.
     Settings,
+    /// No settings file was found: OME's shipped defaults apply.
+    SettingsDefaults,
+    /// The render produced no object at all (an empty stream makes Argo CD prune everything).
+    EmptyOutput,
+    /// A kind `--kinds` names selects no object of the output.
+    KindUnmatched,
+    /// An object can't be written to a file of its own in an output directory.
+    OutputFileName,
 }
 
 impl Code {
@@ -109,6 +117,10 @@ impl Code {
             Code::RuntimePriorities => "ome::runtime::priorities",
             Code::MultiNode => "ome::render::multi-node",
             Code::Settings => "ome::settings::invalid",
+            Code::SettingsDefaults => "ome::settings::defaults",
+            Code::EmptyOutput => "ome::output::empty",
+            Code::KindUnmatched => "ome::output::kind-unmatched",
+            Code::OutputFileName => "ome::output::file-name",
         }
     }
 }

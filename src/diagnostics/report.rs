@@ -1,12 +1,14 @@
 //! Renders collected diagnostics for the caller: miette's graphical report for a terminal,
 //! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
 
-use super::{Diagnostic, Severity};
+use super::{Code, Diagnostic, Severity};
 use crate::source::{Sources, byte_offset};
+use crate::yaml::Pos;
 use crate::yaml::emit::write_json_string;
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan, ThemeCharacters,
 };
+use std::collections::BTreeMap;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -20,19 +22,139 @@ pub(crate) enum ErrorFormat {
     Json,
 }
 
-/// Renders every diagnostic, in order, as one string for standard error.
+/// One entry of a report: a diagnostic, or the count of those of one code left out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Item<'a> {
+    Diagnostic(&'a Diagnostic),
+    More {
+        code: Code,
+        severity: Severity,
+        count: usize,
+    },
+}
+
+/// How many warnings (or notes) of one code a report shows before it counts the rest.
+const FIRST_FEW: usize = 5;
+
+/// The report's entries: every error, and the first few warnings and notes of each code,
+/// the rest counted at the end — unless `verbose`, or for JSON, which machines read whole.
+pub(crate) fn summarise<'a>(
+    diags: &[&'a Diagnostic],
+    format: ErrorFormat,
+    verbose: bool,
+) -> Vec<Item<'a>> {
+    if verbose || format == ErrorFormat::Json {
+        return diags.iter().map(|d| Item::Diagnostic(d)).collect();
+    }
+    let mut seen: BTreeMap<(Code, Severity), usize> = BTreeMap::new();
+    let mut items = Vec::with_capacity(diags.len().min(1024));
+    for d in diags {
+        let n = seen.entry((d.code, d.severity)).or_insert(0);
+        *n += 1;
+        if d.severity == Severity::Error || *n <= FIRST_FEW {
+            items.push(Item::Diagnostic(d));
+        }
+    }
+    for ((code, severity), n) in seen {
+        if severity != Severity::Error && n > FIRST_FEW {
+            items.push(Item::More {
+                code,
+                severity,
+                count: n - FIRST_FEW,
+            });
+        }
+    }
+    items
+}
+
+/// The counts a run's last line gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Summary {
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+    pub(crate) files: usize,
+}
+
+impl Summary {
+    pub(crate) fn of(diags: &[Diagnostic], files: usize) -> Summary {
+        let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
+        Summary {
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            files,
+        }
+    }
+
+    /// `ome-render: 2 errors, 1 warning in 12 files`, and `; nothing was written` when the
+    /// errors stopped a render.
+    pub(crate) fn line(&self, nothing_written: bool) -> String {
+        let mut line = format!(
+            "ome-render: {}, {} in {}",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            plural(self.files, "file"),
+        );
+        if nothing_written {
+            line.push_str("; nothing was written");
+        }
+        line
+    }
+}
+
+/// `1 error`, `2 errors`, `7,040 notes`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{} {word}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// `7040` as `7,040`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Renders every entry, in order, as one string for standard error.
 pub(crate) fn render(
-    diags: &[Diagnostic],
+    items: &[Item<'_>],
     sources: &Sources,
     format: ErrorFormat,
     color: bool,
 ) -> String {
     let mut out = String::new();
-    for d in diags {
-        match format {
-            ErrorFormat::Human => out.push_str(&human(d, sources, color)),
-            ErrorFormat::Github => out.push_str(&github(d, sources)),
-            ErrorFormat::Json => out.push_str(&json(d, sources)),
+    for item in items {
+        match (item, format) {
+            (Item::Diagnostic(d), ErrorFormat::Human) => out.push_str(&human(d, sources, color)),
+            (Item::Diagnostic(d), ErrorFormat::Github) => out.push_str(&github(d, sources)),
+            (Item::Diagnostic(d), ErrorFormat::Json) => out.push_str(&json(d, sources)),
+            (
+                Item::More {
+                    code,
+                    severity,
+                    count,
+                },
+                _,
+            ) => {
+                let text = format!(
+                    "… and {} more {code} {}{}; run with --verbose to see all",
+                    thousands(*count),
+                    severity_word(*severity),
+                    if *count == 1 { "" } else { "s" }
+                );
+                match format {
+                    ErrorFormat::Github => out.push_str(&format!(
+                        "::notice title={}::{}\n",
+                        gh_escape(code.as_str(), true),
+                        gh_escape(&text, false)
+                    )),
+                    _ => out.push_str(&format!("{}: {text}\n", severity_word(*severity))),
+                }
+            }
         }
     }
     out
@@ -127,7 +249,7 @@ fn view(
     d_message: String,
     severity: miette::Severity,
     help: Option<String>,
-    pos: Option<crate::yaml::Pos>,
+    pos: Option<Pos>,
     label: Option<String>,
     sources: &Sources,
 ) -> MietteView {
@@ -242,33 +364,87 @@ fn gh_escape(s: &str, property: bool) -> String {
     out
 }
 
+/// Where a position is, as the machine formats give it: the file, the 1-based line and
+/// column, and the column just past the token there.
+struct Place<'s> {
+    path: &'s str,
+    line: u32,
+    col: u32,
+    end_col: u32,
+}
+
+fn place(pos: Pos, sources: &Sources) -> Option<Place<'_>> {
+    let file = sources.get(pos.file)?;
+    let span = token_span(&file.text, pos.line, pos.col);
+    let token = &file.text[span.offset()..span.offset() + span.len()];
+    let width = u32::try_from(token.chars().count()).unwrap_or(u32::MAX);
+    Some(Place {
+        path: &file.path,
+        line: pos.line,
+        col: pos.col + 1,
+        end_col: (pos.col + 1).saturating_add(width),
+    })
+}
+
+/// A GitHub workflow command: `::<command> file=…,line=…,endLine=…,col=…,endColumn=…,title=…::<message>`.
+fn github_command(command: &str, at: Option<Place<'_>>, title: &str, message: &str) -> String {
+    let mut props = Vec::new();
+    if let Some(p) = at {
+        props.push(format!("file={}", gh_escape(p.path, true)));
+        props.push(format!("line={}", p.line));
+        props.push(format!("endLine={}", p.line));
+        props.push(format!("col={}", p.col));
+        props.push(format!("endColumn={}", p.end_col));
+    }
+    props.push(format!("title={}", gh_escape(title, true)));
+    format!(
+        "::{command} {}::{}\n",
+        props.join(","),
+        gh_escape(message, false)
+    )
+}
+
+/// The diagnostic as an annotation, and each related position as a notice of its own, so
+/// the pull request shows both files of a duplicate.
 fn github(d: &Diagnostic, sources: &Sources) -> String {
     let command = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Note => "notice",
     };
-    let mut props = Vec::new();
-    if let Some(p) = d.pos
-        && let Some(path) = sources.path(p)
-    {
-        props.push(format!("file={}", gh_escape(path, true)));
-        props.push(format!("line={}", p.line));
-        props.push(format!("col={}", p.col + 1));
-    }
-    props.push(format!("title={}", gh_escape(d.code.as_str(), true)));
     let mut msg = full_message(d);
     if let Some(h) = &d.help {
         msg.push_str("\nhelp: ");
         msg.push_str(h);
     }
-    format!(
-        "::{command} {}::{}\n",
-        props.join(","),
-        gh_escape(&msg, false)
-    )
+    let at = d.pos.and_then(|p| place(p, sources));
+    let mut out = github_command(command, at, d.code.as_str(), &msg);
+    for r in &d.related {
+        out.push_str(&github_command(
+            "notice",
+            place(r.pos, sources),
+            d.code.as_str(),
+            &r.message,
+        ));
+    }
+    out
 }
 
+fn json_place(out: &mut Vec<u8>, p: &Place<'_>) {
+    out.extend_from_slice(b"\"file\":");
+    write_json_string(p.path, out);
+    out.extend_from_slice(
+        format!(
+            ",\"line\":{},\"column\":{},\"end_line\":{},\"end_column\":{}",
+            p.line, p.col, p.line, p.end_col
+        )
+        .as_bytes(),
+    );
+}
+
+/// One JSON object per diagnostic: `severity`, `code`, `message`, where it is (`file`,
+/// `line`, `column`, `end_line`, `end_column`), `object`, `field`, `help`, and `related`
+/// positions with their messages.
 fn json(d: &Diagnostic, sources: &Sources) -> String {
     let mut out = Vec::new();
     out.extend_from_slice(b"{\"severity\":");
@@ -277,12 +453,9 @@ fn json(d: &Diagnostic, sources: &Sources) -> String {
     write_json_string(d.code.as_str(), &mut out);
     out.extend_from_slice(b",\"message\":");
     write_json_string(&d.message, &mut out);
-    if let Some(p) = d.pos
-        && let Some(path) = sources.path(p)
-    {
-        out.extend_from_slice(b",\"file\":");
-        write_json_string(path, &mut out);
-        out.extend_from_slice(format!(",\"line\":{},\"column\":{}", p.line, p.col + 1).as_bytes());
+    if let Some(p) = d.pos.and_then(|p| place(p, sources)) {
+        out.push(b',');
+        json_place(&mut out, &p);
     }
     if let Some(o) = &d.object {
         out.extend_from_slice(b",\"object\":");
@@ -295,6 +468,25 @@ fn json(d: &Diagnostic, sources: &Sources) -> String {
     if let Some(h) = &d.help {
         out.extend_from_slice(b",\"help\":");
         write_json_string(h, &mut out);
+    }
+    let related: Vec<(Place<'_>, &str)> = d
+        .related
+        .iter()
+        .filter_map(|r| Some((place(r.pos, sources)?, r.message.as_str())))
+        .collect();
+    if !related.is_empty() {
+        out.extend_from_slice(b",\"related\":[");
+        for (i, (p, message)) in related.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'{');
+            json_place(&mut out, p);
+            out.extend_from_slice(b",\"message\":");
+            write_json_string(message, &mut out);
+            out.push(b'}');
+        }
+        out.push(b']');
     }
     out.extend_from_slice(b"}\n");
     String::from_utf8(out).unwrap_or_default()
@@ -330,11 +522,23 @@ mod tests {
             })
             .field("spec.runtime.name")
             .help("add the runtime's file to the paths")
+            .related(
+                Pos {
+                    file: 0,
+                    line: 3,
+                    col: 2,
+                },
+                "named here",
+            )
+    }
+
+    fn one(d: &Diagnostic, format: ErrorFormat) -> String {
+        render(&[Item::Diagnostic(d)], &sources(), format, false)
     }
 
     #[test]
     fn human_report_names_file_line_object_and_field() {
-        let text = render(&[diag()], &sources(), ErrorFormat::Human, false);
+        let text = one(&diag(), ErrorFormat::Human);
         assert!(
             text.starts_with("error[ome::runtime::not-found]: runtime srt-x not found\n"),
             "{text}"
@@ -348,26 +552,89 @@ mod tests {
             text.contains("help: add the runtime's file to the paths"),
             "{text}"
         );
+        assert!(text.contains("named here"), "{text}");
     }
 
     #[test]
-    fn github_annotations_escape_properties() {
-        let text = render(&[diag()], &sources(), ErrorFormat::Github, false);
+    fn github_annotations_carry_the_end_the_help_and_related_places() {
         assert_eq!(
-            text,
-            "::error file=manifests/isvc.yaml,line=4,col=5,title=ome%3A%3Aruntime%3A%3Anot-found::\
-             InferenceService/demo/x: spec.runtime.name: runtime srt-x not found%0Ahelp: add the runtime's file to the paths\n"
+            one(&diag(), ErrorFormat::Github),
+            "::error file=manifests/isvc.yaml,line=4,endLine=4,col=5,endColumn=9,title=ome%3A%3Aruntime%3A%3Anot-found::\
+             InferenceService/demo/x: spec.runtime.name: runtime srt-x not found%0Ahelp: add the runtime's file to the paths\n\
+             ::notice file=manifests/isvc.yaml,line=3,endLine=3,col=3,endColumn=10,title=ome%3A%3Aruntime%3A%3Anot-found::named here\n"
+        );
+    }
+
+    #[test]
+    fn github_escapes_what_the_workflow_command_syntax_reserves() {
+        let d = Diagnostic::warning(Code::UnknownField, "100% of a:b,c\r\nnext");
+        assert_eq!(
+            one(&d, ErrorFormat::Github),
+            "::warning title=ome%3A%3Ainput%3A%3Aunknown-field::100%25 of a:b,c%0D%0Anext\n"
+        );
+        let mut s = Sources::new();
+        s.add("dir,a:b%.yaml".into(), Arc::from("x: 1\n"));
+        let at = Diagnostic::warning(Code::UnknownField, "m").at(Pos {
+            file: 0,
+            line: 1,
+            col: 0,
+        });
+        let text = render(&[Item::Diagnostic(&at)], &s, ErrorFormat::Github, false);
+        assert!(
+            text.starts_with("::warning file=dir%2Ca%3Ab%25.yaml,line=1,"),
+            "{text}"
         );
     }
 
     #[test]
     fn json_lines_carry_every_field() {
-        let text = render(&[diag()], &sources(), ErrorFormat::Json, false);
         assert_eq!(
-            text,
+            one(&diag(), ErrorFormat::Json),
             "{\"severity\":\"error\",\"code\":\"ome::runtime::not-found\",\"message\":\"runtime srt-x not found\",\
-             \"file\":\"manifests/isvc.yaml\",\"line\":4,\"column\":5,\"object\":\"InferenceService/demo/x\",\
-             \"field\":\"spec.runtime.name\",\"help\":\"add the runtime's file to the paths\"}\n"
+             \"file\":\"manifests/isvc.yaml\",\"line\":4,\"column\":5,\"end_line\":4,\"end_column\":9,\
+             \"object\":\"InferenceService/demo/x\",\"field\":\"spec.runtime.name\",\"help\":\"add the runtime's file to the paths\",\
+             \"related\":[{\"file\":\"manifests/isvc.yaml\",\"line\":3,\"column\":3,\"end_line\":3,\"end_column\":10,\"message\":\"named here\"}]}\n"
         );
+    }
+
+    #[test]
+    fn repeated_warnings_and_notes_are_counted_after_the_first_few() {
+        let notes: Vec<Diagnostic> = (0..8)
+            .map(|i| Diagnostic::note(Code::RuntimeAutoSelected, format!("n{i}")))
+            .collect();
+        let errors: Vec<Diagnostic> = (0..7)
+            .map(|i| Diagnostic::error(Code::NoRuntime, format!("e{i}")))
+            .collect();
+        let all: Vec<&Diagnostic> = notes.iter().chain(&errors).collect();
+        let items = summarise(&all, ErrorFormat::Human, false);
+        assert_eq!(items.len(), 5 + 7 + 1);
+        assert_eq!(
+            items.last(),
+            Some(&Item::More {
+                code: Code::RuntimeAutoSelected,
+                severity: Severity::Note,
+                count: 3
+            })
+        );
+        assert_eq!(
+            render(&items[12..], &Sources::new(), ErrorFormat::Human, false),
+            "note: … and 3 more ome::select::auto-selected notes; run with --verbose to see all\n"
+        );
+        assert_eq!(summarise(&all, ErrorFormat::Human, true).len(), 15);
+        assert_eq!(summarise(&all, ErrorFormat::Json, false).len(), 15);
+    }
+
+    #[test]
+    fn the_summary_line_counts_with_separators() {
+        let s = Summary {
+            errors: 1,
+            warnings: 7040,
+            files: 12,
+        };
+        assert_eq!(
+            s.line(true),
+            "ome-render: 1 error, 7,040 warnings in 12 files; nothing was written"
+        );
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -8,6 +8,7 @@
 )]
 
 pub(crate) mod checks;
+pub(crate) mod kinds;
 pub(crate) mod order;
 
 use crate::rendered::{Body, Rendered};
@@ -23,8 +24,39 @@ pub(crate) enum Format {
     /// A multi-document YAML stream, documents separated by `---`.
     #[default]
     Yaml,
-    /// One JSON document per line.
-    Json,
+    /// One JSON document: a `v1` List of the objects, as `kubectl get -o json` writes it.
+    JsonList,
+    /// One JSON object per line.
+    JsonLines,
+}
+
+impl Format {
+    /// The extension of one object's file in an output directory.
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Yaml => "yaml",
+            Format::JsonList | Format::JsonLines => "json",
+        }
+    }
+}
+
+/// Where the output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    Stdout,
+    /// One file holding the stream, replaced atomically.
+    File(PathBuf),
+    /// One file per object, the directory replaced atomically.
+    Dir(PathBuf),
+}
+
+/// Why the output could not be written.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    /// Standard output failed (a closed pipe among others).
+    Stdout(io::Error),
+    /// A file or directory could not be written; the message names it.
+    Path(String),
 }
 
 /// Sorts into the output order. Identities are unique (collisions are errors), so the
@@ -37,7 +69,7 @@ pub(crate) fn sort(objects: &mut [Rendered]) {
 fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
-        Format::Json => write_json_line(node, out),
+        Format::JsonList | Format::JsonLines => write_json_line(node, out),
     }
 }
 
@@ -68,32 +100,104 @@ fn bytes(object: &Rendered, format: Format) -> Cow<'_, [u8]> {
     }
 }
 
-/// Writes the objects as one stream (YAML documents separated by `---`, or JSON lines).
+/// Writes the objects as one stream: YAML documents separated by `---`, a JSON List with
+/// one item per line, or JSON lines.
 fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> io::Result<()> {
     let mut w = io::BufWriter::with_capacity(1 << 20, out);
+    if format == Format::JsonList {
+        w.write_all(b"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[")?;
+    }
     for (i, o) in objects.iter().enumerate() {
-        if format == Format::Yaml && i > 0 {
-            w.write_all(b"---\n")?;
+        let bytes = bytes(o, format);
+        match format {
+            Format::Yaml => {
+                if i > 0 {
+                    w.write_all(b"---\n")?;
+                }
+                w.write_all(&bytes)?;
+            }
+            Format::JsonList => {
+                w.write_all(if i > 0 { b",\n" } else { b"\n" })?;
+                w.write_all(bytes.strip_suffix(b"\n").unwrap_or(&bytes))?;
+            }
+            Format::JsonLines => w.write_all(&bytes)?,
         }
-        w.write_all(&bytes(o, format))?;
+    }
+    if format == Format::JsonList {
+        w.write_all(if objects.is_empty() {
+            b"]}\n"
+        } else {
+            b"\n]}\n"
+        })?;
     }
     w.flush()
 }
 
-/// Writes the stream to standard output.
-pub(crate) fn write_stdout(objects: &[Rendered], format: Format) -> io::Result<()> {
-    write_stream(objects, format, &mut io::stdout().lock())
+/// Writes the objects to `target`.
+pub(crate) fn write(
+    target: &Target,
+    objects: &[Rendered],
+    format: Format,
+) -> Result<(), WriteError> {
+    match target {
+        Target::Stdout => {
+            write_stream(objects, format, &mut io::stdout().lock()).map_err(WriteError::Stdout)
+        }
+        Target::File(path) => write_file(path, objects, format).map_err(WriteError::Path),
+        Target::Dir(dir) => write_dir(dir, objects, format).map_err(WriteError::Path),
+    }
+}
+
+/// Replaces the file `path` with the stream, atomically: written beside it, then renamed
+/// over it, so a reader sees the old file or the new one, never a part.
+fn write_file(path: &Path, objects: &[Rendered], format: Format) -> Result<(), String> {
+    let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
+    if path.is_dir() {
+        return Err(format!(
+            "{} is a directory; name it with a trailing `/` (or --output-dir) to write one file per object",
+            path.display()
+        ));
+    }
+    let (parent, base) = parent_and_base(path);
+    let staging = parent.join(format!(".{base}.ome-render-new-{}", std::process::id()));
+    let written = std::fs::File::create(&staging)
+        .and_then(|mut file| {
+            write_stream(objects, format, &mut file)?;
+            file.sync_all()
+        })
+        .map_err(|e| fail("cannot write", &staging, e));
+    let moved = written.and_then(|()| {
+        std::fs::rename(&staging, path).map_err(|e| fail("cannot move into place", path, e))
+    });
+    if moved.is_err() {
+        let _ = std::fs::remove_file(&staging);
+    }
+    moved
+}
+
+/// The directory a path is in (`.` for a bare name) and its last component.
+fn parent_and_base(path: &Path) -> (PathBuf, String) {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let base = path.file_name().map_or_else(
+        || "output".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    (parent, base)
 }
 
 /// The file that marks a directory as ome-render's output, so it can be replaced safely.
 pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
 
-/// kustomize's `-o DIR` file name: `[<namespace>_]<group>_<version>_<kind>_<name>.yaml`,
-/// lower-cased, with the namespace when the namespaced objects span more than one
-/// namespace (objects without a namespace never get one, as in kustomize).
-pub(crate) fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> String {
+/// An object's file name in an output directory, kustomize's `-o DIR` name with the
+/// namespace always written: `[<namespace>_]<group>_<version>_<kind>_<name>.<yaml|json>`,
+/// lower-cased. It depends on the object alone, so adding an object never renames another's
+/// file. `checks::file_names` has made sure every part is safe in a file name.
+pub(crate) fn file_name(o: &Rendered, format: Format) -> String {
     let mut name = String::new();
-    if with_namespace && let Some(ns) = &o.namespace {
+    if let Some(ns) = &o.namespace {
         name.push_str(ns);
         name.push('_');
     }
@@ -103,60 +207,38 @@ pub(crate) fn file_name(o: &Rendered, with_namespace: bool, format: Format) -> S
     name.push('_');
     name.push_str(&o.name);
     name = name.to_lowercase();
-    name.push_str(match format {
-        Format::Yaml => ".yaml",
-        Format::Json => ".json",
-    });
+    name.push('.');
+    name.push_str(format.extension());
     name
 }
-
-/// Why an output directory could not be written.
-#[derive(Debug)]
-pub(crate) struct DirError(pub(crate) String);
 
 /// Replaces `dir` with one file per object, atomically: everything is written to a new
 /// directory beside it, which then takes its place. An existing `dir` is replaced only if
 /// it is empty or was written by ome-render (it holds [`OUTPUT_MARKER`]).
-pub(crate) fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), DirError> {
-    let fail =
-        |what: &str, p: &Path, e: io::Error| DirError(format!("{what} {}: {e}", p.display()));
+fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), String> {
+    let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
     if dir.exists() {
         if !dir.is_dir() {
-            return Err(DirError(format!(
-                "{} exists and is not a directory",
-                dir.display()
-            )));
+            return Err(format!("{} exists and is not a directory", dir.display()));
         }
         let mut entries = std::fs::read_dir(dir).map_err(|e| fail("cannot read", dir, e))?;
         let empty = entries.next().is_none();
         if !empty && !dir.join(OUTPUT_MARKER).exists() {
-            return Err(DirError(format!(
+            return Err(format!(
                 "{} is not empty and was not written by ome-render (no {OUTPUT_MARKER}); refusing to replace it",
                 dir.display()
-            )));
+            ));
         }
     }
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let base = dir.file_name().map_or_else(
-        || "output".to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let (parent, base) = parent_and_base(dir);
     let pid = std::process::id();
     let staging = parent.join(format!(".{base}.ome-render-new-{pid}"));
     let old = parent.join(format!(".{base}.ome-render-old-{pid}"));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).map_err(|e| fail("cannot create", &staging, e))?;
 
-    let namespaces: std::collections::BTreeSet<&str> = objects
-        .iter()
-        .filter_map(|o| o.namespace.as_deref())
-        .collect();
-    let with_namespace = namespaces.len() > 1;
-    let written: Result<(), DirError> = objects.par_iter().try_for_each(|o| {
-        let path = staging.join(file_name(o, with_namespace, format));
+    let written: Result<(), String> = objects.par_iter().try_for_each(|o| {
+        let path = staging.join(file_name(o, format));
         std::fs::write(&path, bytes(o, format)).map_err(|e| fail("cannot write", &path, e))
     });
     let marker = staging.join(OUTPUT_MARKER);

@@ -72,7 +72,7 @@ fn gvk(r: &Rendered) -> (&str, &str, &str) {
 mod tests {
     use super::*;
     use crate::map;
-    use crate::yaml::Node;
+    use crate::yaml::{Node, Pos};
 
     fn obj(api: &str, kind: &str, ns: Option<&str>, name: &str) -> Rendered {
         let mut meta = map! { "name" => Node::str(name) };
@@ -84,6 +84,7 @@ mod tests {
                 map! { "apiVersion" => Node::str(api), "kind" => Node::str(kind), "metadata" => Node::map(meta) },
             ),
             None,
+            Pos::NONE,
         )
     }
 

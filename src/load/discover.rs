@@ -17,6 +17,20 @@ pub(crate) struct LoadOptions {
     pub(crate) include: Vec<String>,
     /// Glob patterns that leave a walked file out.
     pub(crate) exclude: Vec<String>,
+    /// The settings file (`--settings`); by default `ome-render.yaml` in the first path, or
+    /// beside it when that path is a file or `-` (SEMANTICS.md#settings).
+    pub(crate) settings: Option<PathBuf>,
+}
+
+/// What discovery found.
+pub(super) struct Discovered {
+    /// The files to read for objects, in walk order.
+    pub(super) inputs: Vec<Input>,
+    /// The settings file to read, if there is one.
+    pub(super) settings: Option<Input>,
+    /// Where the settings file was looked for, when none was found.
+    pub(super) settings_looked_for: Option<String>,
+    pub(super) diags: Vec<Diagnostic>,
 }
 
 /// One input to read.
@@ -26,8 +40,18 @@ pub(crate) struct Input {
     pub(crate) path: Option<PathBuf>,
     /// The path as shown in messages.
     pub(crate) display: String,
-    /// Whether this is the settings file at the root of a path.
+    /// Whether this is the settings file.
     pub(crate) is_settings: bool,
+}
+
+impl Input {
+    fn file(path: PathBuf, is_settings: bool) -> Input {
+        Input {
+            display: display(&path),
+            path: Some(path),
+            is_settings,
+        }
+    }
 }
 
 fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {
@@ -54,7 +78,39 @@ fn display(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnostic>), LoadError> {
+/// The settings file of a run: `--settings`, else `ome-render.yaml` in the first path (a
+/// directory), or beside it (a file, or `-` for the current directory).
+fn settings_file(
+    options: &LoadOptions,
+    first: &Path,
+) -> Result<(Option<PathBuf>, String), LoadError> {
+    if let Some(path) = &options.settings {
+        std::fs::metadata(path).map_err(|e| {
+            LoadError(format!(
+                "cannot read the settings file {}: {e}",
+                display(path)
+            ))
+        })?;
+        return Ok((Some(path.clone()), display(path)));
+    }
+    let dir = if first.as_os_str() == "-" {
+        PathBuf::from(".")
+    } else if first.is_dir() {
+        first.to_path_buf()
+    } else if first.file_name().is_some_and(|n| n == SETTINGS_FILE) {
+        return Ok((Some(first.to_path_buf()), display(first)));
+    } else {
+        match first.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    };
+    let candidate = dir.join(SETTINGS_FILE);
+    let found = candidate.is_file().then(|| candidate.clone());
+    Ok((found, display(&candidate)))
+}
+
+pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
     let include = glob_set(&options.include, "--include")?;
     let exclude = glob_set(&options.exclude, "--exclude")?;
     let default = [PathBuf::from(".")];
@@ -63,9 +119,20 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
     } else {
         &options.paths
     };
+    let (settings_path, looked_at) = settings_file(options, &paths[0])?;
+    let is_chosen = |p: &Path| settings_path.as_deref().is_some_and(|s| same_file(s, p));
 
     let mut inputs = Vec::new();
     let mut diags = Vec::new();
+    let ignore = |p: &Path, diags: &mut Vec<Diagnostic>| {
+        diags.push(Diagnostic::note(
+            Code::SettingsDefaults,
+            format!(
+                "{} ignored: the settings of the first path (or --settings) apply",
+                display(p)
+            ),
+        ));
+    };
     for path in paths {
         if path.as_os_str() == "-" {
             inputs.push(Input {
@@ -82,27 +149,40 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
             walk(path, &mut found, &mut diags)?;
             for file in found {
                 let rel = file.strip_prefix(path).unwrap_or(&file).to_path_buf();
-                let is_settings = rel.as_os_str() == SETTINGS_FILE;
-                if !is_settings && !selected(&rel, &file, include.as_ref(), exclude.as_ref()) {
+                if rel.as_os_str() == SETTINGS_FILE {
+                    if !is_chosen(&file) {
+                        ignore(&file, &mut diags);
+                    }
                     continue;
                 }
-                inputs.push(Input {
-                    display: display(&file),
-                    path: Some(file),
-                    is_settings,
-                });
+                if selected(&rel, &file, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
+                    inputs.push(Input::file(file, false));
+                }
             }
-        } else {
+        } else if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
+            if !is_chosen(path) {
+                ignore(path, &mut diags);
+            }
+        } else if !is_chosen(path) {
             // A file named on the command line is read whatever its extension.
-            let is_settings = path.file_name().is_some_and(|n| n == SETTINGS_FILE);
-            inputs.push(Input {
-                path: Some(path.clone()),
-                display: display(path),
-                is_settings,
-            });
+            inputs.push(Input::file(path.clone(), false));
         }
     }
-    Ok((inputs, diags))
+    Ok(Discovered {
+        inputs,
+        settings_looked_for: settings_path.is_none().then_some(looked_at),
+        settings: settings_path.map(|p| Input::file(p, true)),
+        diags,
+    })
+}
+
+/// Whether two paths name the same file (both canonicalised; a path that doesn't resolve is
+/// compared as written).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<&GlobSet>) -> bool {

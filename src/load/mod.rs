@@ -48,7 +48,27 @@ pub(crate) fn load(
     options: &LoadOptions,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Loaded, LoadError> {
-    let (inputs, mut diags) = discover::discover(options)?;
+    let discovered = discover::discover(options)?;
+    let mut diags = discovered.diags;
+    if let Some(looked_at) = &discovered.settings_looked_for {
+        diags.push(
+            Diagnostic::note(
+                Code::SettingsDefaults,
+                format!(
+                    "no settings file at {looked_at}: OME's shipped controller settings apply \
+                     (terminationGracePeriodSeconds 600, ingress.disableIngressCreation true, \
+                     autoscaling.targetUtilizationPercentage 80, acceleratorResources [nvidia.com/gpu])"
+                ),
+            )
+            .help("to render for a cluster whose OME settings differ, write them in that file or pass --settings FILE"),
+        );
+    }
+    // The settings file first, then the inputs in walk order.
+    let inputs: Vec<Input> = discovered
+        .settings
+        .into_iter()
+        .chain(discovered.inputs)
+        .collect();
     let stdin_text = if inputs.iter().any(|i| i.path.is_none()) {
         Some(stdin().map_err(|e| LoadError(format!("cannot read standard input: {e}")))?)
     } else {

@@ -3,7 +3,8 @@
 //! checks → filter and order. Shared by `render`, `check` and `explain`.
 
 use crate::catalog::{self, Catalog};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
 use crate::load::{self, LoadError, LoadOptions};
 use crate::model::Settings;
@@ -12,6 +13,7 @@ use crate::rendered::Rendered;
 use crate::select::resolve::{Resolver, resolve};
 use crate::source::Sources;
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// What to render.
@@ -26,6 +28,10 @@ pub(crate) struct Options {
     pub(crate) kinds: Vec<String>,
     /// Serialise each object in this format as soon as it is rendered (and free its tree).
     pub(crate) serialise: Option<Format>,
+    /// An empty output is no error (SEMANTICS.md#choice-fail-closed).
+    pub(crate) allow_empty: bool,
+    /// Each object goes to a file of its own: check that it can.
+    pub(crate) file_per_object: bool,
 }
 
 /// The result of a run: objects in output order, and every diagnostic, sorted.
@@ -36,6 +42,8 @@ pub(crate) struct Rendering {
     pub(crate) diags: Vec<Diagnostic>,
     /// How long each stage took, for `--timings`.
     pub(crate) timings: Vec<(&'static str, Duration)>,
+    /// Names `--kinds` gives that are no kind at all, with the closest kind: a usage error.
+    pub(crate) unknown_kinds: Vec<(String, Option<String>)>,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -113,11 +121,17 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         crate::diagnostics::sort(&mut diags);
         return Rendering {
             sources,
-            objects: Vec::new(),
             diags,
             timings,
+            ..Rendering::default()
         };
     }
+    let input_kinds: BTreeSet<String> = catalog
+        .passthrough
+        .iter()
+        .chain(&catalog.consumed)
+        .map(|o| o.kind.clone())
+        .collect();
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
@@ -149,29 +163,63 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         objects.extend(o);
         diags.extend(d);
     }
-    objects.extend(
-        catalog
-            .passthrough
-            .into_iter()
-            .map(|obj| Rendered::new(obj.root, None)),
-    );
+    let passed_through = |obj: crate::load::Object| {
+        let pos = crate::model::name_pos(&obj.root);
+        Rendered::new(obj.root, None, pos)
+    };
+    objects.extend(catalog.passthrough.into_iter().map(passed_through));
     if options.keep_ome {
-        objects.extend(
-            catalog
-                .consumed
-                .into_iter()
-                .map(|obj| Rendered::new(obj.root, None)),
-        );
+        objects.extend(catalog.consumed.into_iter().map(passed_through));
     }
     lap("resolve and render");
     emit::checks::collisions(&objects, &mut diags);
+    let rendered = objects.len();
+    let mut unknown_kinds = Vec::new();
     if !options.kinds.is_empty() {
+        for unmatched in emit::kinds::unmatched(
+            &options.kinds,
+            &objects,
+            input_kinds.iter().map(String::as_str),
+        ) {
+            match unmatched {
+                Unmatched::Known(kind) => diags.push(
+                    Diagnostic::warning(
+                        Code::KindUnmatched,
+                        format!("--kinds {kind} selects nothing: the output has no {kind}"),
+                    )
+                    .help("check the kind, or leave it out of --kinds"),
+                ),
+                Unmatched::Unknown { name, closest } => unknown_kinds.push((name, closest)),
+            }
+        }
         objects.retain(|o| {
             options
                 .kinds
                 .iter()
                 .any(|k| k.eq_ignore_ascii_case(&o.kind))
         });
+    }
+    // Only a run that would succeed can be empty: after an error nothing is written anyway.
+    if objects.is_empty() && !options.allow_empty && !diags.iter().any(Diagnostic::is_error) {
+        let why = if sources.is_empty() {
+            "no input file was found (`*.yaml`, `*.yml` or `*.json` under the paths given, after --include and --exclude)".to_string()
+        } else if rendered == 0 {
+            match sources.len() {
+                1 => "the input file holds no object to render or pass through".to_string(),
+                n => format!("the {n} input files hold no object to render or pass through"),
+            }
+        } else {
+            format!("--kinds selects none of the {rendered} objects")
+        };
+        diags.push(
+            Diagnostic::error(Code::EmptyOutput, format!("nothing to write: {why}"))
+                .help("an empty output makes Argo CD (or kubectl apply --prune) delete every object it manages; pass --allow-empty if that is what you want"),
+        );
+    }
+    if options.file_per_object
+        && let Some(format) = options.serialise
+    {
+        emit::checks::file_names(&objects, format, &mut diags);
     }
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
@@ -184,6 +232,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         objects,
         diags,
         timings,
+        unknown_kinds,
     }
 }
 

@@ -91,12 +91,23 @@ pub(crate) fn scope_label(scope: Scope) -> &'static str {
     }
 }
 
+/// The narrowest the REASON column is wrapped to, however narrow the terminal.
+const MIN_REASON_WIDTH: usize = 24;
+
 /// The rows as a table: `RUNTIME SCOPE COMPATIBLE PRIORITY WEIGHT REASON SOURCE`, columns
-/// padded and separated by at least two spaces as kubectl prints them, one line per row.
-/// `source` turns a runtime's position into `path:line`; a position the renderer made itself
-/// shows as `-`.
-pub(crate) fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> String) -> String {
+/// padded and separated by at least two spaces as kubectl prints them, after a first column
+/// that marks with `*` the runtime auto-selection picks. The REASON column wraps at spaces so
+/// the table fits `width` columns (never narrower than [`MIN_REASON_WIDTH`]); continuation
+/// lines hold only the rest of the reason. `source` turns a runtime's position into
+/// `path:line`; a position the renderer made itself shows as `-`.
+pub(crate) fn render_table(
+    rows: &[ExplainRow<'_>],
+    source: impl Fn(Pos) -> String,
+    width: usize,
+) -> String {
+    const REASON: usize = 6;
     let header = [
+        " ",
         "RUNTIME",
         "SCOPE",
         "COMPATIBLE",
@@ -107,6 +118,7 @@ pub(crate) fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> Stri
     ]
     .map(str::to_string);
     let mut lines = vec![header];
+    let mut marked = false;
     for row in rows {
         let (compatible, priority, weight, reason) = match &row.verdict {
             Verdict::Yes { priority, weight } => (
@@ -117,7 +129,15 @@ pub(crate) fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> Stri
             ),
             Verdict::No { reason } => ("No", "-".to_string(), "-".to_string(), reason.clone()),
         };
+        // The first compatible row is the pick (rows come in rank order).
+        let mark = if compatible == "Yes" && !marked {
+            marked = true;
+            "*"
+        } else {
+            " "
+        };
         lines.push([
+            mark.to_string(),
             row.runtime.to_string(),
             scope_label(row.scope).to_string(),
             compatible.to_string(),
@@ -127,25 +147,79 @@ pub(crate) fn render_table(rows: &[ExplainRow<'_>], source: impl Fn(Pos) -> Stri
             source_of(row.pos, &source),
         ]);
     }
-    let mut widths = [0usize; 7];
+    let mut widths = [0usize; 8];
     for line in &lines {
-        for (width, cell) in widths.iter_mut().zip(line) {
-            *width = (*width).max(cell.chars().count());
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
         }
     }
+    let others: usize = widths
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != REASON)
+        .map(|(_, w)| w + 2)
+        .sum();
+    widths[REASON] = widths[REASON].min(width.saturating_sub(others).max(MIN_REASON_WIDTH));
+    let reason_column: usize = widths[..REASON].iter().map(|w| w + 2).sum();
     let mut out = String::new();
     for line in &lines {
+        let reason = wrap(&line[REASON], widths[REASON]);
         let last = line.len() - 1;
+        let mut text = String::new();
         for (i, cell) in line.iter().enumerate() {
-            out.push_str(cell);
+            let cell = if i == REASON { &reason[0] } else { cell };
+            text.push_str(cell);
             if i < last {
-                let padding = widths[i] - cell.chars().count() + 2;
-                out.extend(std::iter::repeat_n(' ', padding));
+                let padding = widths[i].saturating_sub(cell.chars().count()) + 2;
+                text.extend(std::iter::repeat_n(' ', padding));
             }
         }
+        out.push_str(text.trim_end());
         out.push('\n');
+        for rest in &reason[1..] {
+            out.extend(std::iter::repeat_n(' ', reason_column));
+            out.push_str(rest);
+            out.push('\n');
+        }
     }
     out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let line = lines.last_mut().expect("one line at least");
+            let used = line.chars().count();
+            let needed = if used == 0 {
+                word.len()
+            } else {
+                used + 1 + word.len()
+            };
+            if needed <= width {
+                if used > 0 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(String::new());
+                continue;
+            }
+            // A word longer than the column: cut it.
+            let rest = word.split_off(width.max(1).min(word.len()));
+            line.extend(word.iter());
+            word = rest;
+            if word.is_empty() {
+                break;
+            }
+            lines.push(String::new());
+        }
+    }
+    lines
 }
 
 /// The rows as one JSON object: `{"selected": {"runtime", "scope"} or null, "runtimes": [{"runtime",
@@ -371,6 +445,13 @@ mod tests {
     }
 
     #[test]
+    fn wraps_at_spaces_and_cuts_long_words() {
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+        assert_eq!(wrap("abcdefghij k", 4), ["abcd", "efgh", "ij k"]);
+    }
+
+    #[test]
     fn renders_a_table_and_json() {
         let fixture = explain_fixture();
         let mut rows = fixture
@@ -380,11 +461,24 @@ mod tests {
         rows[1].pos = Pos::NONE;
         let source = |pos: Pos| format!("runtimes.yaml:{}", pos.line);
         assert_eq!(
-            render_table(&rows, source),
-            "RUNTIME       SCOPE       COMPATIBLE  PRIORITY  WEIGHT  REASON                                                  SOURCE\n\
-             team-llama    Namespaced  Yes         1         2       -                                                       runtimes.yaml:5\n\
-             vllm-llama    Cluster     Yes         2         6       -                                                       -\n\
-             srt-llama-1b  Cluster     No          -         -       model size 3.21B is outside supported range [500M, 2B]  runtimes.yaml:3\n"
+            render_table(&rows, source, 200),
+            "   RUNTIME       SCOPE       COMPATIBLE  PRIORITY  WEIGHT  REASON                                                  SOURCE\n\
+             *  team-llama    Namespaced  Yes         1         2       -                                                       runtimes.yaml:5\n\
+             \x20  vllm-llama    Cluster     Yes         2         6       -                                                       -\n\
+             \x20  srt-llama-1b  Cluster     No          -         -       model size 3.21B is outside supported range [500M, 2B]  runtimes.yaml:3\n"
+        );
+        // At 80 columns the reason wraps at spaces; the other columns stay in place.
+        let indent = " ".repeat(59);
+        assert_eq!(
+            render_table(&rows, source, 80),
+            format!(
+                "   RUNTIME       SCOPE       COMPATIBLE  PRIORITY  WEIGHT  REASON                    SOURCE\n\
+                 *  team-llama    Namespaced  Yes         1         2       -                         runtimes.yaml:5\n\
+                 \x20  vllm-llama    Cluster     Yes         2         6       -                         -\n\
+                 \x20  srt-llama-1b  Cluster     No          -         -       model size 3.21B is       runtimes.yaml:3\n\
+                 {indent}outside supported range\n\
+                 {indent}[500M, 2B]\n"
+            )
         );
         assert_eq!(
             render_json(&rows, source),
@@ -395,8 +489,8 @@ mod tests {
             r#"{"selected":null,"runtimes":[]}"#
         );
         assert_eq!(
-            render_table(&[], source),
-            "RUNTIME  SCOPE  COMPATIBLE  PRIORITY  WEIGHT  REASON  SOURCE\n"
+            render_table(&[], source, 80),
+            "   RUNTIME  SCOPE  COMPATIBLE  PRIORITY  WEIGHT  REASON  SOURCE\n"
         );
     }
 }

@@ -391,7 +391,7 @@ pub(crate) fn resolve<'a>(
     match resolver.index.select(model, &request) {
         Ok(selection) => {
             diags.push(
-                Diagnostic::warning(
+                Diagnostic::note(
                     Code::RuntimeAutoSelected,
                     auto_selected_warning(selection.runtime.name, &model.name),
                 )

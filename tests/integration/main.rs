@@ -3,6 +3,7 @@
 //! - [`fixtures`]: each `testdata/<case>/` is rendered and its exit code, standard error and
 //!   standard output are compared with a reviewed insta snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
+//! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
 //! - [`layers`]: no module uses a module of a layer above it.
@@ -13,6 +14,7 @@
 )]
 
 mod cli;
+mod contract;
 mod fixtures;
 mod layers;
 mod support;

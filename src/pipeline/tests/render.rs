@@ -9,6 +9,7 @@ use crate::yaml::emit::to_json_string;
 fn render(yaml: &str) -> Rendering {
     let options = Options {
         namespace: "default".into(),
+        allow_empty: true,
         ..Options::default()
     };
     render_texts(&[("in.yaml", yaml)], &options)

@@ -5,6 +5,7 @@ use crate::pipeline::{Options, Rendering, render_texts};
 fn render(yaml: &str) -> Rendering {
     let options = Options {
         namespace: "default".into(),
+        allow_empty: true,
         ..Options::default()
     };
     render_texts(&[("in.yaml", yaml)], &options)
@@ -52,7 +53,7 @@ fn base_model_in_the_namespace_first() {
     ));
     assert_eq!(
         messages(&r),
-        ["Warning: Runtime runtime-1 will be auto-selected for model test-model"]
+        ["Note: Runtime runtime-1 will be auto-selected for model test-model"]
     );
 }
 

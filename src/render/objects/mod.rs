@@ -51,7 +51,7 @@ pub(crate) fn object_meta_map(
 }
 
 fn rendered(isvc: &InferenceService, node: Map) -> Rendered {
-    Rendered::new(Node::map(node), Some(isvc.object.clone()))
+    Rendered::new(Node::map(node), Some(isvc.object.clone()), isvc.pos)
 }
 
 fn app_selector(app: &str) -> Node {
