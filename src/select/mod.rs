@@ -3,7 +3,8 @@
 //!
 //! The runtime half follows OME v1.3 as documented (SEMANTICS.md#auto-selection):
 //!
-//! - [`version`] and [`size`]: the version and parameter-size primitives;
+//! - [`size`]: the parameter-size primitives (versions are parsed with the views, in
+//!   [`crate::model::version`]);
 //! - [`request`]: what an InferenceService asks for besides the model (namespace,
 //!   accelerator classes, deployment modes);
 //! - [`matcher`]: whether a runtime supports a model, and why not;
@@ -28,4 +29,3 @@ pub(crate) mod scorer;
 pub(crate) mod size;
 #[cfg(test)]
 mod testutil;
-pub(crate) mod version;
