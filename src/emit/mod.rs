@@ -79,6 +79,7 @@ pub(crate) fn serialise(object: &mut Rendered, format: Format) {
     if let Body::Tree(node) = &object.body {
         let mut out = Vec::with_capacity(2048);
         write_tree(node, format, &mut out);
+        out.shrink_to_fit();
         object.body = Body::Bytes(out);
     }
 }
