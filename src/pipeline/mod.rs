@@ -112,7 +112,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     let failed = catalogued.has_errors();
     let Catalogued {
         sources,
-        catalog,
+        mut catalog,
         settings,
         mut diags,
     } = catalogued;
@@ -132,19 +132,25 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         .chain(&catalog.consumed)
         .map(|o| o.kind.clone())
         .collect();
+    // The consumed objects' trees are needed only to be written again: without --keep-ome
+    // they go now, before the output takes their place in memory.
+    if !options.keep_ome {
+        catalog.consumed = Vec::new();
+    }
+    // Each InferenceService's view goes as soon as it is rendered.
+    let inference_services = std::mem::take(&mut catalog.inference_services);
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
-    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = catalog
-        .inference_services
-        .par_iter()
+    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = inference_services
+        .into_par_iter()
         .map(|isvc| {
             let mut d = Vec::new();
-            let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
+            let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
                 Some(resolution) => {
                     let mut objects =
-                        render::render_inference_service(isvc, &resolution, &settings, &mut d);
+                        render::render_inference_service(&isvc, &resolution, &settings, &mut d);
                     if let Some(format) = options.serialise {
                         objects.iter_mut().for_each(|o| emit::serialise(o, format));
                     }
