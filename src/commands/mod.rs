@@ -7,7 +7,9 @@
 )]
 
 pub(crate) mod explain;
+pub(crate) mod pin;
 pub(crate) mod render;
+pub(crate) mod tree;
 
 use crate::cli::{Cli, ColorArg, Command, InputArgs};
 use crate::diagnostics::report::{ErrorFormat, render as render_report};
@@ -41,6 +43,8 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         None => render::render(&cli.render),
         Some(Command::Check(input)) => render::check(input),
         Some(Command::Explain(args)) => explain::explain(args),
+        Some(Command::Pin(args)) => pin::pin(args),
+        Some(Command::Tree(args)) => tree::tree(args),
     }
 }
 

@@ -58,6 +58,7 @@ pub(crate) fn check(input: &InputArgs) -> ExitStatus {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),
     };
+    super::pin::require_current(&mut rendering.diags, input);
     if report(&mut rendering.diags, &rendering.sources, input) {
         ExitStatus::InputErrors
     } else {

@@ -8,6 +8,7 @@
 )]
 
 pub(crate) mod checks;
+pub(crate) mod lock;
 pub(crate) mod order;
 
 use crate::rendered::{Body, Rendered};

@@ -3,7 +3,7 @@
 //! standard input.
 
 use super::LoadError;
-use super::objects::SETTINGS_FILE;
+use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
@@ -28,6 +28,8 @@ pub(crate) struct Input {
     pub(crate) display: String,
     /// Whether this is the settings file at the root of a path.
     pub(crate) is_settings: bool,
+    /// Whether this is the lock file at the root of a path.
+    pub(crate) is_lock: bool,
 }
 
 fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {
@@ -72,6 +74,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
                 path: None,
                 display: "<stdin>".to_string(),
                 is_settings: false,
+                is_lock: false,
             });
             continue;
         }
@@ -90,15 +93,27 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
                     display: display(&file),
                     path: Some(file),
                     is_settings,
+                    is_lock: false,
+                });
+            }
+            let lock = path.join(LOCK_FILE);
+            if lock.is_file() {
+                inputs.push(Input {
+                    display: display(&lock),
+                    path: Some(lock),
+                    is_settings: false,
+                    is_lock: true,
                 });
             }
         } else {
             // A file named on the command line is read whatever its extension.
             let is_settings = path.file_name().is_some_and(|n| n == SETTINGS_FILE);
+            let is_lock = path.file_name().is_some_and(|n| n == LOCK_FILE);
             inputs.push(Input {
                 path: Some(path.clone()),
                 display: display(path),
                 is_settings,
+                is_lock,
             });
         }
     }

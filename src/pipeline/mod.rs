@@ -66,8 +66,10 @@ pub(crate) fn load_catalog(
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
-    let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
+    let (mut catalog, catalog_diags) =
+        catalog::build(loaded.objects, &options.namespace, &settings.ome_namespace);
     diags.extend(catalog_diags);
+    catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {
         sources: loaded.sources,
@@ -149,6 +151,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         objects.extend(o);
         diags.extend(d);
     }
+    diags.extend(crate::select::pins::stale_entries(&catalog));
     objects.extend(
         catalog
             .passthrough

@@ -11,8 +11,10 @@
 //! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
 //! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
 //! - [`explain`]: the `explain` rows and their table and JSON renderings;
+//! - [`pins`]: which revision a pinned InferenceService renders from, and `pin`'s plan;
 //! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
-//! - [`accelerator_policy`]: the accelerator class of each engine and decoder.
+//! - [`accelerator_policy`]: the accelerator class of each engine and decoder;
+//! - [`tree`]: a runtime's inheritance tree and its users, for `ome-render tree`.
 //!
 //! Everything here is pure: inputs are the typed model views, outputs are values and OME's
 //! exact message texts, which the caller turns into diagnostics.
@@ -22,10 +24,12 @@ pub(crate) mod auto;
 pub(crate) mod explain;
 pub(crate) mod matcher;
 pub(crate) mod named;
+pub(crate) mod pins;
 pub(crate) mod request;
 pub(crate) mod resolve;
 pub(crate) mod scorer;
 pub(crate) mod size;
 #[cfg(test)]
 mod testutil;
+pub(crate) mod tree;
 pub(crate) mod version;
