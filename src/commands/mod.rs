@@ -6,6 +6,7 @@
     reason = "commands read standard input and the environment, and print diagnostics"
 )]
 
+pub(crate) mod effective;
 pub(crate) mod explain;
 pub(crate) mod pin;
 pub(crate) mod render;
@@ -42,6 +43,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
     match &cli.command {
         None => render::render(&cli.render),
         Some(Command::Check(input)) => render::check(input),
+        Some(Command::Explain(args)) if args.effective => effective::effective(args),
         Some(Command::Explain(args)) => explain::explain(args),
         Some(Command::Pin(args)) => pin::pin(args),
         Some(Command::Tree(args)) => tree::tree(args),

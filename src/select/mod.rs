@@ -11,6 +11,8 @@
 //! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
 //! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
 //! - [`explain`]: the `explain` rows and their table and JSON renderings;
+//! - [`effective`]: `explain --effective`, the runtime spec after inheritance, preset and
+//!   accelerator settings, annotated with where each value comes from;
 //! - [`pins`]: which revision a pinned InferenceService renders from, and `pin`'s plan;
 //! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
 //! - [`accelerator_policy`]: the accelerator class of each engine and decoder;
@@ -21,6 +23,7 @@
 
 pub(crate) mod accelerator_policy;
 pub(crate) mod auto;
+pub(crate) mod effective;
 pub(crate) mod explain;
 pub(crate) mod matcher;
 pub(crate) mod named;

@@ -685,3 +685,240 @@ pub(crate) fn render_json(report: &Report, show_unattributed: bool) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inherit::resolve_all;
+
+    fn catalog(yaml: &str) -> Catalog {
+        let loaded = crate::load::from_texts(&[("in.yaml", yaml)]);
+        crate::catalog::build(loaded.objects, "default", "ome").0
+    }
+
+    fn table(yaml: &str, name: &str, kind: Option<Scope>, namespace: &str) -> String {
+        let c = catalog(yaml);
+        let (inherited, _) = resolve_all(&c);
+        let resolver = Resolver::new(&c, &inherited);
+        let t = target(&c, name, kind, namespace).expect("a target");
+        render_table(&runtime_tree(&c, &resolver, t), true)
+    }
+
+    fn csr(name: &str, parent: Option<&str>) -> String {
+        let ann = parent.map_or(String::new(), |p| {
+            format!("\n  annotations: {{ome.io/inherit-from: {p}}}")
+        });
+        format!(
+            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}{ann}\nspec: {{}}\n---\n"
+        )
+    }
+
+    fn sr(ns: &str, name: &str, parent: Option<&str>) -> String {
+        let ann = parent.map_or(String::new(), |p| {
+            format!("\n  annotations: {{ome.io/inherit-from: {p}}}")
+        });
+        format!(
+            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: {name}\n  namespace: {ns}{ann}\nspec: {{}}\n---\n"
+        )
+    }
+
+    fn isvc(ns: &str, name: &str, runtime: &str) -> String {
+        format!(
+            "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  runtime: {{{runtime}}}\n  engine: {{}}\n---\n"
+        )
+    }
+
+    /// T1, the docs' example (their cluster has two more ClusterServingRuntimes, hence
+    /// `items=4` there).
+    #[test]
+    fn t1_the_docs_tree() {
+        let yaml = [
+            csr("vllm-base", None),
+            csr("vllm-llama", Some("vllm-base")),
+            sr("team-a", "team-llama", Some("vllm-llama")),
+            isvc("team-a", "llama-chat", "name: vllm-llama"),
+            isvc("team-b", "llama-batch", "name: vllm-llama"),
+            isvc("team-a", "llama-dev", "name: team-llama"),
+            "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: llama-auto, namespace: team-b}\nspec: {model: {name: absent}, engine: {}}\n".to_string(),
+        ]
+        .concat();
+        assert_eq!(
+            table(&yaml, "vllm-llama", None, "team-a"),
+            "RUNTIME TREE
+Target: ClusterServingRuntime/vllm-llama
+Context: Cluster (resolution: Complete)
+Head: ClusterServingRuntime/vllm-llama
+ClusterServingRuntime/vllm-base
+`-- ClusterServingRuntime/vllm-llama [selected]
+    |-- InferenceService/team-a/llama-chat
+    `-- InferenceService/team-b/llama-batch
+Context: Namespaced/team-a (resolution: Complete)
+Head: ServingRuntime/team-llama
+ClusterServingRuntime/vllm-base
+`-- ClusterServingRuntime/vllm-llama [selected]
+    `-- ServingRuntime/team-llama
+        `-- InferenceService/llama-dev
+Unattributed users (not attributed to runtime tree):
+  [not attributed] InferenceService/team-b/llama-auto
+  state=Unresolved reason=AutomaticSelection
+Snapshot: Complete
+Collection: ClusterServingRuntime scope=Cluster status=Complete pages=1 items=2
+Collection: ServingRuntime scope=AllNamespaces status=Complete pages=1 items=1
+Collection: InferenceService scope=AllNamespaces status=Complete pages=1 items=4
+"
+        );
+        let sr_tree = table(&yaml, "team-llama", None, "team-a");
+        assert!(sr_tree.contains("Target: ServingRuntime/team-a/team-llama\n"));
+        assert!(sr_tree.contains(
+            "    `-- ServingRuntime/team-llama [selected]\n        `-- InferenceService/llama-dev\n"
+        ));
+        assert!(sr_tree.ends_with("Collection: ServingRuntime scope=Namespace/team-a\n  status=Complete pages=1 items=1\nCollection: InferenceService scope=Namespace/team-a\n  status=Complete pages=1 items=2\n"));
+    }
+
+    /// T2: a ServingRuntime shadows a same-named ClusterServingRuntime on every hop; heads
+    /// come target first, then by kind, namespace, name.
+    #[test]
+    fn t2_shadowing_and_head_order() {
+        let yaml = [
+            csr("root", None),
+            csr("cluster-base", Some("root")),
+            csr("collision", Some("cluster-base")),
+            sr("n", "bridge", Some("cluster-base")),
+            sr("n", "branch-a", Some("bridge")),
+            sr("n", "collision", Some("bridge")),
+            sr("n", "leaf-a", Some("branch-a")),
+            sr("n", "leaf-b", Some("collision")),
+            isvc("n", "isvc-root", "name: root"),
+            isvc(
+                "n",
+                "isvc-cluster-collision",
+                "name: collision, kind: ClusterServingRuntime",
+            ),
+            isvc(
+                "n",
+                "isvc-local-collision",
+                "name: collision, kind: ServingRuntime",
+            ),
+            isvc("n", "isvc-leaf-a", "name: leaf-a, kind: ServingRuntime"),
+            isvc("n", "isvc-leaf-b", "name: leaf-b, kind: ServingRuntime"),
+        ]
+        .concat();
+        let t = table(&yaml, "bridge", Some(Scope::Namespaced), "n");
+        let heads: Vec<&str> = t.lines().filter(|l| l.starts_with("Head: ")).collect();
+        assert_eq!(
+            heads,
+            [
+                "Head: ServingRuntime/bridge",
+                "Head: ServingRuntime/branch-a",
+                "Head: ServingRuntime/collision",
+                "Head: ServingRuntime/leaf-a",
+                "Head: ServingRuntime/leaf-b"
+            ]
+        );
+        assert!(t.contains("Head: ServingRuntime/leaf-b\nClusterServingRuntime/root\n`-- ClusterServingRuntime/cluster-base\n    `-- ServingRuntime/bridge [selected]\n        `-- ServingRuntime/collision\n            `-- ServingRuntime/leaf-b\n                `-- InferenceService/isvc-leaf-b\n"), "{t}");
+        assert!(t.contains("`-- ServingRuntime/collision\n            `-- InferenceService/isvc-local-collision\n"), "{t}");
+        assert!(
+            !t.contains("isvc-root") && !t.contains("isvc-cluster-collision"),
+            "{t}"
+        );
+        // Without a kind, `collision` is ambiguous.
+        let c = catalog(&yaml);
+        assert_eq!(
+            target(&c, "collision", None, "n").unwrap_err().to_string(),
+            "runtime \"collision\" is ambiguous; pass --kind ServingRuntime or --kind ClusterServingRuntime: runtime target is ambiguous: \"collision\" matched 2 runtimes"
+        );
+        let cluster = table(&yaml, "collision", Some(Scope::Cluster), "n");
+        assert!(
+            cluster.contains("InferenceService/n/isvc-cluster-collision"),
+            "{cluster}"
+        );
+        assert!(!cluster.contains("isvc-local-collision"), "{cluster}");
+        assert_eq!(
+            target(&c, "absent", None, "n").unwrap_err().to_string(),
+            "project runtime inheritance tree: runtime target was not found: \"absent\""
+        );
+    }
+
+    /// T3: where a walk stops: a missing parent, a cycle, a chain too deep.
+    #[test]
+    fn t3_issues() {
+        let t = table(&csr("orphan", Some("missing")), "orphan", None, "default");
+        assert!(t.contains("Head: ClusterServingRuntime/orphan\nClusterServingRuntime/orphan [selected]\nIssue: ParentMissing subject=ClusterServingRuntime/orphan parent=missing\nIssue path: ClusterServingRuntime/orphan\n"), "{t}");
+        let cycle = [
+            csr("cycle-a", Some("cycle-b")),
+            csr("cycle-b", Some("cycle-a")),
+        ]
+        .concat();
+        let t = table(&cycle, "cycle-a", None, "default");
+        assert!(t.contains("Head: ClusterServingRuntime/cycle-a\nClusterServingRuntime/cycle-b\n`-- ClusterServingRuntime/cycle-a [selected]\nIssue: CycleDetected subject=ClusterServingRuntime/cycle-a parent=cycle-a\nIssue path: ClusterServingRuntime/cycle-a\n  -> ClusterServingRuntime/cycle-b\n  -> ClusterServingRuntime/cycle-a\n"), "{t}");
+        let deep: String = (0..6)
+            .map(|i| {
+                csr(
+                    &format!("depth-{i}"),
+                    (i < 5).then(|| format!("depth-{}", i + 1)).as_deref(),
+                )
+            })
+            .collect();
+        let t = table(&deep, "depth-0", None, "default");
+        assert!(
+            t.contains(
+                "Issue: MaxDepthExceeded subject=ClusterServingRuntime/depth-0 parent=depth-5\n"
+            ),
+            "{t}"
+        );
+        // The path is longer than 80 columns: it continues below, one runtime per line.
+        assert!(t.contains("Issue path: ClusterServingRuntime/depth-0\n  -> ClusterServingRuntime/depth-1\n  -> ClusterServingRuntime/depth-2\n  -> ClusterServingRuntime/depth-3\n  -> ClusterServingRuntime/depth-4\n"), "{t}");
+    }
+
+    /// T4, as a render resolves `spec.runtime` (SEMANTICS.md#choice-tree-attribution): no kind
+    /// is the CRD default, ClusterServingRuntime, which falls back to the namespace's
+    /// ServingRuntime; `kind: ServingRuntime` looks in the namespace only.
+    #[test]
+    fn t4_attribution_by_kind() {
+        let yaml = [
+            csr("shared", None),
+            sr("team-a", "shared", None),
+            isvc("team-a", "no-kind", "name: shared"),
+            isvc(
+                "team-a",
+                "cluster-kind",
+                "name: shared, kind: ClusterServingRuntime",
+            ),
+            isvc(
+                "team-a",
+                "namespaced-kind",
+                "name: shared, kind: ServingRuntime",
+            ),
+            isvc("team-a", "other-kind", "name: shared, kind: OtherRuntime"),
+        ]
+        .concat();
+        let t = table(&yaml, "shared", Some(Scope::Namespaced), "team-a");
+        assert!(t.contains("ServingRuntime/shared [selected]\n`-- InferenceService/namespaced-kind\nUnattributed"), "{t}");
+        assert!(!t.contains("no-kind") && !t.contains("cluster-kind"), "{t}");
+        let t = table(&yaml, "shared", Some(Scope::Cluster), "team-a");
+        assert!(t.contains("ClusterServingRuntime/shared [selected]\n|-- InferenceService/team-a/cluster-kind\n`-- InferenceService/team-a/no-kind\n"), "{t}");
+        assert!(t.contains("  [not attributed] InferenceService/team-a/other-kind\n  state=Unresolved reason=RuntimeNotFound\n  declared runtime=shared\n"), "{t}");
+    }
+
+    /// T5: long names are printed whole (SEMANTICS.md#choice-tree-width), with each branch
+    /// marker on the line of its identity.
+    #[test]
+    fn t5_long_names_are_not_clipped() {
+        let name = |c: char| c.to_string().repeat(253);
+        let yaml = [
+            csr(&name('a'), None),
+            csr(&name('b'), Some(&name('a'))),
+            isvc("ns", "svc", &format!("name: {}", name('b'))),
+        ]
+        .concat();
+        let t = table(&yaml, &name('b'), None, "ns");
+        assert!(
+            t.contains(&format!(
+                "`-- ClusterServingRuntime/{} [selected]\n",
+                name('b')
+            )),
+            "{t}"
+        );
+        assert!(t.contains("    `-- InferenceService/ns/svc\n"), "{t}");
+    }
+}

@@ -5,7 +5,8 @@
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
-//! - [`layers`]: no module uses a module of a layer above it.
+//! - [`layers`]: no module uses a module of a layer above it;
+//! - [`pins`]: `ome-render pin` and the lock round trip.
 
 #![expect(
     clippy::disallowed_methods,
@@ -15,6 +16,7 @@
 mod cli;
 mod fixtures;
 mod layers;
+mod pins;
 mod support;
 mod validate;
 mod yaml11;
