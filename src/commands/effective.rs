@@ -3,7 +3,7 @@
 //! the runtime, file and line it comes from (SEMANTICS.md#effective).
 
 use super::{ExitStatus, fatal, options, read_stdin, report, stdout_written};
-use crate::cli::ExplainArgs;
+use crate::cli::{ExplainArgs, ExplainFormat};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::Scope;
 use crate::select::effective::{for_isvc, for_runtime, pin_of, render};
@@ -11,6 +11,11 @@ use crate::select::resolve::{Resolver, resolve};
 use std::io::Write;
 
 pub(crate) fn effective(args: &ExplainArgs) -> ExitStatus {
+    if args.format == ExplainFormat::Json {
+        return fatal(
+            "`explain --effective` prints annotated YAML; `--format json` is not supported with it",
+        );
+    }
     let opts = options(&args.input);
     let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
         Ok(c) => c,

@@ -138,6 +138,12 @@ pub(crate) fn pin(args: &PinArgs) -> ExitStatus {
     for path in &written {
         let _ = writeln!(stderr, "wrote {path}");
     }
+    for (name, field) in &plan.opaque {
+        let _ = writeln!(
+            stderr,
+            "warning: {name} is named with ome-render's own hash: `{field}` is outside the fields it hashes as OME does, so OME would create its own revision for this spec"
+        );
+    }
     for path in &files.remove {
         let _ = writeln!(stderr, "removed {} (no pin uses it)", display(path));
     }

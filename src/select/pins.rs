@@ -412,6 +412,9 @@ pub(crate) struct Plan {
     pub(crate) new_revisions: Vec<(String, Node)>,
     /// Every revision name some pin (locked or explicit) still uses.
     pub(crate) referenced: BTreeSet<String>,
+    /// New revisions whose hash is ome-render's own, with the field that made it so
+    /// (SEMANTICS.md#revision-hashes).
+    pub(crate) opaque: BTreeMap<String, String>,
 }
 
 /// The live spec each managed pin resolves to, or why it can't be pinned. Supplied by the
@@ -524,6 +527,9 @@ pub(crate) fn plan(
                     &sha[..8],
                 );
                 if catalog.revision(&name).is_none() {
+                    if let Some(field) = &live.canonical.opaque {
+                        plan.opaque.insert(name.clone(), field.clone());
+                    }
                     new_names.entry(name.clone()).or_insert_with(|| {
                         revision_object(
                             &name,

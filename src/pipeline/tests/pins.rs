@@ -260,6 +260,17 @@ fn a_sync_token_rolls_forward() {
     ]);
     assert_eq!(r.diags[0].code, Code::PinDrift, "{:?}", messages(&r));
     assert_eq!(mem_frac(&r), "--mem-frac=0.9");
+    // R5: a token set while the runtime is unchanged waits: nothing to say, nothing moves.
+    let unchanged = runtime("0.9");
+    let r = render(&[
+        ("m.yaml", MODEL),
+        ("rt.yaml", &unchanged),
+        ("isvc.yaml", &svc),
+        ("rev.yaml", &rev),
+        ("ome-render.lock", &locked),
+    ]);
+    assert!(messages(&r).is_empty(), "{:?}", messages(&r));
+    assert_eq!(mem_frac(&r), "--mem-frac=0.9");
 }
 
 /// v13 #21, #22, R6–R8: OME's webhook checks on `spec.runtime.revision`.
@@ -628,5 +639,59 @@ fn revision_consistency() {
         [
             "Warning ome::pin::revision-inconsistent: runtime revision cr-wrong-name-590753e8: its name should be `cr-sglang-llama-3-2-3b-590753e8` for its labels and data (RevisionNameMismatch)"
         ]
+    );
+}
+
+/// R4 through `pin`'s plan: the first pin records the token already set; a later runtime
+/// change then drifts instead of rolling forward. `--advance` moves the pin and keeps the
+/// revision shape of the declared kind.
+#[test]
+fn pin_plans() {
+    use crate::select::pins::{Change, plan};
+    let plan_of = |files: &[(&str, &str)], advance: Option<(&str, &str)>| {
+        let loaded = crate::load::from_texts(files);
+        let catalogued = super::super::catalog_of(loaded, &Options::default());
+        let catalog = catalogued.catalog;
+        let (inherited, _) = crate::inherit::resolve_all(&catalog);
+        let specs: crate::select::pins::LiveSpecs<'_> = catalog
+            .inference_services
+            .iter()
+            .map(|i| {
+                (
+                    (i.lookup_namespace.clone(), i.name.clone()),
+                    crate::select::resolve::live_spec(i, &catalog, &inherited),
+                )
+            })
+            .collect();
+        let p = plan(&catalog, &specs, advance).map_err(|d| d[0].message.clone());
+        p.map(|p| (p.changes, p.lock.entries.into_values().collect::<Vec<_>>()))
+    };
+    let rt = runtime("0.9");
+    let svc = isvc(MANAGED, "ome.io/runtime-sync: t1", true);
+    let (changes, entries) = plan_of(
+        &[("m.yaml", MODEL), ("rt.yaml", &rt), ("isvc.yaml", &svc)],
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        changes,
+        [(
+            "llama-demo/llama-3-2-3b-instruct".to_string(),
+            Change::Pinned {
+                revision: R590.to_string()
+            }
+        )]
+    );
+    assert_eq!(entries[0].sync_token.as_deref(), Some("t1"));
+    assert_eq!(entries[0].sha256, sha("0.9"));
+    // Not a managed pin: refused.
+    let live = isvc("name: sglang-llama-3-2-3b", "", true);
+    assert_eq!(
+        plan_of(
+            &[("m.yaml", MODEL), ("rt.yaml", &rt), ("isvc.yaml", &live)],
+            Some(("llama-demo", "llama-3-2-3b-instruct"))
+        )
+        .unwrap_err(),
+        "action refused: InferenceService llama-demo/llama-3-2-3b-instruct is not a managed pin (spec.runtime.autoSync: false without spec.runtime.revision)"
     );
 }
