@@ -346,7 +346,7 @@ pub(crate) fn diagnostics(
             format!(
                 "ControllerRevision {} no longer has the content ome-render.lock recorded (sha256 {} recorded, {} now)",
                 r.name,
-                &entry.sha256[..entry.sha256.len().min(8)],
+                entry.sha256.chars().take(8).collect::<String>(),
                 &r.hash()[..8]
             ),
         )
