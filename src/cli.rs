@@ -50,6 +50,11 @@ pub enum Command {
     },
     /// Print the manual page (roff), e.g. `ome-render man > ome-render.1`.
     Man,
+    /// Record managed pins in ome-render.lock and write the revisions they name.
+    Pin(PinArgs),
+    /// Show a runtime's inheritance tree and the InferenceServices that use it, like
+    /// `kubectl ome runtime tree`.
+    Tree(TreeArgs),
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how
@@ -157,12 +162,22 @@ pub struct ExplainArgs {
         long,
         value_name = "NAMESPACE/NAME",
         conflicts_with = "model",
-        required_unless_present = "model"
+        required_unless_present_any = ["model", "runtime"]
     )]
     pub isvc: Option<String>,
     /// The model to explain, in `--namespace`.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "effective")]
     pub model: Option<String>,
+    /// Print the runtime spec after inheritance, preset and per-accelerator settings, each
+    /// field annotated with the runtime (file and line) it comes from.
+    #[arg(long)]
+    pub effective: bool,
+    /// With `--effective`: the runtime to show, as an InferenceService naming it would find it.
+    #[arg(long, value_name = "NAME", requires = "effective", conflicts_with_all = ["isvc", "model"])]
+    pub runtime: Option<String>,
+    /// With `--runtime`: ServingRuntime or ClusterServingRuntime.
+    #[arg(long, value_name = "KIND", requires = "runtime")]
+    pub kind: Option<String>,
     /// Output format of the table.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
     pub format: ExplainFormat,
@@ -236,4 +251,36 @@ pub enum ColorArg {
     Auto,
     Always,
     Never,
+}
+
+#[derive(Args, Debug)]
+pub struct PinArgs {
+    /// Files or directories to read (not `-`: the lock is written next to them).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Move this managed pin to the current runtime, as `kubectl ome runtime sync` does.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub advance: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct TreeArgs {
+    /// The runtime whose tree to show (omit it with `--isvc`).
+    #[arg(value_name = "RUNTIME")]
+    pub runtime: Option<String>,
+    /// Files or directories to read; `-` reads standard input. Default: the current directory.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Show the path from this InferenceService up to its root runtime instead.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub isvc: Option<String>,
+    /// ServingRuntime or ClusterServingRuntime, when both have the name.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// List the InferenceServices in scope whose runtime can't be resolved.
+    #[arg(long)]
+    pub show_unattributed_users: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
+    pub format: ExplainFormat,
 }

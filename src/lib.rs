@@ -31,6 +31,7 @@ pub(crate) mod model;
 pub(crate) mod pipeline;
 pub(crate) mod render;
 pub(crate) mod rendered;
+pub(crate) mod revision;
 pub(crate) mod select;
 pub(crate) mod source;
 pub(crate) mod yaml;

@@ -10,6 +10,8 @@ pub(crate) mod preset;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::load::Object;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
+use crate::revision::Revision;
+use crate::revision::lock::Lock;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -69,6 +71,13 @@ pub(crate) struct Catalog {
     pub(crate) runtimes: BTreeMap<(String, String), Runtime>,
     pub(crate) cluster_runtimes: BTreeMap<String, Runtime>,
     pub(crate) accelerator_classes: BTreeMap<String, AcceleratorClass>,
+    /// Runtime revisions (ControllerRevisions labelled `ome.io/runtime-of`) by (namespace,
+    /// name). They are written to the output too, so the cluster has them.
+    pub(crate) revisions: BTreeMap<(String, String), Revision>,
+    /// OME's namespace, where pins look revisions up.
+    pub(crate) ome_namespace: String,
+    /// `ome-render.lock`: the managed pins.
+    pub(crate) lock: Lock,
     /// Objects that are not consumed, in input order.
     pub(crate) passthrough: Vec<Object>,
     /// The consumed OME objects, kept for `--keep-ome`.
@@ -81,6 +90,12 @@ impl Catalog {
         self.models
             .get(&(namespace.to_string(), name.to_string()))
             .or_else(|| self.cluster_models.get(name))
+    }
+
+    /// A runtime revision in OME's namespace.
+    pub(crate) fn revision(&self, name: &str) -> Option<&Revision> {
+        self.revisions
+            .get(&(self.ome_namespace.clone(), name.to_string()))
     }
 
     pub(crate) fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
@@ -112,8 +127,13 @@ fn identity(obj: &Object, default_namespace: &str) -> Identity {
     )
 }
 
-/// Indexes `objects`. `default_namespace` is where objects written without a namespace live.
-pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Diagnostic>) {
+/// Indexes `objects`. `default_namespace` is where objects written without a namespace live;
+/// `ome_namespace` is OME's, where runtime revisions live.
+pub(crate) fn build(
+    objects: Vec<Object>,
+    default_namespace: &str,
+    ome_namespace: &str,
+) -> (Catalog, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
     let mut kept = Vec::with_capacity(objects.len());
@@ -136,9 +156,27 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
         kept.push(obj);
     }
 
-    let mut catalog = Catalog::default();
+    let mut catalog = Catalog {
+        ome_namespace: ome_namespace.to_string(),
+        ..Catalog::default()
+    };
     let mut isvc_objects = Vec::new();
     for mut obj in kept {
+        if crate::revision::is_runtime_revision(&obj) {
+            // A revision without a namespace is OME's: that is the only place OME reads them.
+            let namespace = obj
+                .namespace
+                .clone()
+                .unwrap_or_else(|| ome_namespace.to_string());
+            if let Some(rev) = Revision::read(&obj, namespace.clone(), &mut diags) {
+                diags.extend(rev.check(ome_namespace));
+                catalog.revisions.insert((namespace, obj.name.clone()), rev);
+            }
+            catalog
+                .passthrough
+                .push(crate::revision::for_output(obj, ome_namespace));
+            continue;
+        }
         if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
             catalog.passthrough.push(obj);
             continue;

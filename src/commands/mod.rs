@@ -7,9 +7,12 @@
     reason = "commands read standard input and the environment, and print diagnostics"
 )]
 
+pub(crate) mod effective;
 pub(crate) mod explain;
+pub(crate) mod pin;
 pub(crate) mod render;
 pub(crate) mod shell;
+pub(crate) mod tree;
 
 use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
 use crate::diagnostics::report::{ErrorFormat, Summary, render as render_report, summarise};
@@ -50,7 +53,10 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         None => render::render(global, &cli.render),
         Some(Command::Render(args)) => render::render(global, args),
         Some(Command::Check(args)) => render::check(global, args),
+        Some(Command::Explain(args)) if args.effective => effective::effective(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
+        Some(Command::Pin(args)) => pin::pin(global, args),
+        Some(Command::Tree(args)) => tree::tree(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
     }

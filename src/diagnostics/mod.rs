@@ -86,9 +86,40 @@ pub(crate) enum Code {
     KindUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
+    /// `spec.runtime.revision` that OME's webhook rejects: without `autoSync: false`, or not
+    /// named for the runtime (SEMANTICS.md#pins).
+    PinInvalid,
+    /// A pinned revision that is not among the inputs (OME: `RuntimeDrifted`
+    /// `RevisionMissing`).
+    RevisionMissing,
+    /// A pinned revision labelled for another runtime (OME: `RuntimeDrifted`
+    /// `RuntimeMismatch`).
+    RevisionRuntimeMismatch,
+    /// A managed pin whose runtime changed since it was pinned (OME: `RuntimeDrifted`
+    /// `RevisionMismatch`): a note; an error under `check --strict`.
+    PinDrift,
+    /// A managed pin `ome-render.lock` does not record, or records behind its
+    /// `ome.io/runtime-sync` token: a note; an error under `check --strict`.
+    PinUnrecorded,
+    /// A lock entry for an InferenceService that is no longer a managed pin: a note; an error
+    /// under `check --strict`.
+    PinStale,
+    /// A pinned InferenceService whose runtime is gone renders from its revision (OME:
+    /// `RuntimeDrifted` `SourceRuntimeMissing`).
+    PinSourceMissing,
+    /// `ome-render.lock` is damaged, or a revision no longer matches it.
+    Lock,
+    /// A runtime revision whose labels, name or hash disagree with its data.
+    RevisionInconsistent,
 }
 
 impl Code {
+    /// Whether the code says a pin is not current: notes that `check --strict` turns into
+    /// errors (SEMANTICS.md#choice-strict-pins).
+    pub(crate) fn is_pin_currency(self) -> bool {
+        matches!(self, Code::PinDrift | Code::PinUnrecorded | Code::PinStale)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Code::NotUtf8 => "ome::load::utf8",
@@ -121,6 +152,15 @@ impl Code {
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
+            Code::PinInvalid => "ome::pin::invalid",
+            Code::RevisionMissing => "ome::pin::revision-missing",
+            Code::RevisionRuntimeMismatch => "ome::pin::runtime-mismatch",
+            Code::PinDrift => "ome::pin::drift",
+            Code::PinUnrecorded => "ome::pin::unrecorded",
+            Code::PinStale => "ome::pin::stale",
+            Code::PinSourceMissing => "ome::pin::source-missing",
+            Code::Lock => "ome::pin::lock",
+            Code::RevisionInconsistent => "ome::pin::revision-inconsistent",
         }
     }
 }

@@ -3,7 +3,7 @@
 //! standard input.
 
 use super::LoadError;
-use super::objects::SETTINGS_FILE;
+use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
@@ -42,11 +42,14 @@ pub(crate) struct Input {
     pub(crate) display: String,
     /// Whether this is the settings file.
     pub(crate) is_settings: bool,
+    /// Whether this is the lock file at the root of a path.
+    pub(crate) is_lock: bool,
 }
 
 impl Input {
     fn file(path: PathBuf, is_settings: bool) -> Input {
         Input {
+            is_lock: path.file_name().is_some_and(|n| n == LOCK_FILE),
             display: display(&path),
             path: Some(path),
             is_settings,
@@ -139,6 +142,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 path: None,
                 display: "<stdin>".to_string(),
                 is_settings: false,
+                is_lock: false,
             });
             continue;
         }
@@ -158,6 +162,10 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 if selected(&rel, &file, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
                     inputs.push(Input::file(file, false));
                 }
+            }
+            let lock = path.join(LOCK_FILE);
+            if lock.is_file() {
+                inputs.push(Input::file(lock, false));
             }
         } else if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
             if !is_chosen(path) {

@@ -13,7 +13,7 @@ mod discover;
 mod objects;
 
 pub(crate) use discover::{Input, LoadOptions};
-pub(crate) use objects::{Object, SETTINGS_FILE};
+pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
@@ -29,6 +29,8 @@ pub(crate) struct Loaded {
     pub(crate) objects: Vec<Object>,
     /// The renderer settings file (`ome-render.yaml` at the root of a path), if any.
     pub(crate) settings: Option<Node>,
+    /// The lock file (`ome-render.lock` at the root of a path), if any.
+    pub(crate) lock: Option<Node>,
     pub(crate) diags: Vec<Diagnostic>,
 }
 
@@ -130,6 +132,7 @@ pub(crate) fn from_texts(files: &[(&str, &str)]) -> Loaded {
                 path: None,
                 display: (*path).to_string(),
                 is_settings: *path == SETTINGS_FILE,
+                is_lock: *path == LOCK_FILE,
             };
             (id, input, text)
         })
@@ -156,6 +159,19 @@ fn parse_files(
         loaded.diags.extend(file.diags);
         if let Some(settings) = file.settings {
             loaded.settings = Some(settings);
+        }
+        if let Some(lock) = file.lock {
+            if loaded.lock.is_some() {
+                loaded.diags.push(
+                    Diagnostic::error(
+                        Code::Lock,
+                        format!("more than one {LOCK_FILE} among the paths"),
+                    )
+                    .at(lock.pos)
+                    .help("keep one lock file, at the root of the repository"),
+                );
+            }
+            loaded.lock = Some(lock);
         }
     }
     loaded

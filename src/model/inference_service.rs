@@ -45,7 +45,12 @@ pub(crate) struct RuntimeRef {
     pub(crate) name: String,
     /// `spec.runtime.kind`; `None` means the CRD default, `ClusterServingRuntime`.
     pub(crate) kind: Option<String>,
+    /// `spec.runtime.autoSync`; `None` means the CRD default, `true`.
+    pub(crate) auto_sync: Option<bool>,
+    /// `spec.runtime.revision`, a pin to a ControllerRevision (SEMANTICS.md#pins).
     pub(crate) revision: Option<String>,
+    /// Where `revision` is written.
+    pub(crate) revision_pos: Option<Pos>,
     pub(crate) pos: Pos,
 }
 
@@ -173,15 +178,15 @@ impl InferenceService {
                 .help("name the BaseModel or ClusterBaseModel to serve"),
             );
         }
-        let runtime = r.map(spec, "runtime", "spec").map(|m| {
-            // Checked for its type; a render follows the live runtime (SEMANTICS.md, "Runtimes").
-            r.bool(m, "autoSync", "spec.runtime");
-            RuntimeRef {
-                name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
-                kind: r.str(m, "kind", "spec.runtime"),
-                revision: r.str(m, "revision", "spec.runtime"),
-                pos: m.get("name").map_or(m.pos, |n| n.pos),
-            }
+        let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {
+            name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
+            kind: r.str(m, "kind", "spec.runtime"),
+            auto_sync: r.bool(m, "autoSync", "spec.runtime"),
+            revision: r
+                .str(m, "revision", "spec.runtime")
+                .filter(|v| !v.is_empty()),
+            revision_pos: m.get("revision").map(|n| n.pos),
+            pos: m.get("name").map_or(m.pos, |n| n.pos),
         });
         // Checked for its type; no controller acts on it.
         r.map(spec, "scalingPolicy", "spec");

@@ -10,6 +10,7 @@
 //! autoscaling:
 //!   targetUtilizationPercentage: 80    # the HPA's CPU target when nothing else sets one
 //! acceleratorResources: [nvidia.com/gpu]  # resource names counted for PARALLELISM_SIZE
+//! omeNamespace: ome                    # where OME keeps runtime revisions
 //! ```
 
 use super::fields::Reader;
@@ -25,6 +26,8 @@ pub(crate) struct Settings {
     pub(crate) target_utilization_percentage: i64,
     /// Resource names whose count is the GPUs per pod, first present wins.
     pub(crate) accelerator_resources: Vec<String>,
+    /// OME's own namespace, where runtime revisions live (the controller's `POD_NAMESPACE`).
+    pub(crate) ome_namespace: String,
 }
 
 impl Default for Settings {
@@ -34,6 +37,7 @@ impl Default for Settings {
             disable_ingress_creation: true,
             target_utilization_percentage: 80,
             accelerator_resources: vec!["nvidia.com/gpu".to_string()],
+            ome_namespace: "ome".to_string(),
         }
     }
 }
@@ -46,6 +50,7 @@ const KNOWN_KEYS: &[&str] = &[
     "ingress",
     "autoscaling",
     "acceleratorResources",
+    "omeNamespace",
 ];
 
 impl Settings {
@@ -99,6 +104,11 @@ impl Settings {
             && !v.is_empty()
         {
             settings.accelerator_resources = v;
+        }
+        if let Some(v) = r.str(node, "omeNamespace", "")
+            && !v.is_empty()
+        {
+            settings.ome_namespace = v;
         }
         settings
     }

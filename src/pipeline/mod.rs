@@ -74,8 +74,10 @@ pub(crate) fn load_catalog(
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
-    let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
+    let (mut catalog, catalog_diags) =
+        catalog::build(loaded.objects, &options.namespace, &settings.ome_namespace);
     diags.extend(catalog_diags);
+    catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {
         sources: loaded.sources,
@@ -137,6 +139,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     if !options.keep_ome {
         catalog.consumed = Vec::new();
     }
+    diags.extend(crate::select::pins::stale_entries(&catalog));
     // Each InferenceService's view goes as soon as it is rendered.
     let inference_services = std::mem::take(&mut catalog.inference_services);
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);

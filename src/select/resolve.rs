@@ -7,6 +7,7 @@ use super::auto::{Candidate, RuntimeIndex, SelectError, admission_error, auto_se
 use super::named::{
     NamedCheck, check_named, disabled_error, runtime_not_found, serving_runtime_not_found,
 };
+use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
 use crate::catalog::Catalog;
@@ -17,6 +18,7 @@ use crate::model::{
     AcceleratorClass, BaseModel, InferenceService, Role, Runtime, RuntimeSpec, Scope,
     SupportedFormat,
 };
+use crate::yaml::Pos;
 
 /// What an InferenceService resolved to: its model, its runtime and the accelerator of each
 /// engine and decoder. Rendering only applies it.
@@ -211,13 +213,18 @@ fn resolve_model<'a>(
     Ok(Some(model))
 }
 
+/// What looking up the runtime named in `spec.runtime` found.
+enum Lookup<'a> {
+    Found(&'a Runtime),
+    /// Not among the inputs: the diagnostic OME's webhook would reject it with.
+    NotFound(Diagnostic),
+    /// `spec.runtime.kind` is neither kind.
+    Invalid(Diagnostic),
+}
+
 /// A runtime named in `spec.runtime` (v1.3: `kind` `ClusterServingRuntime`, the default,
 /// looks at cluster scope first, then the namespace; `ServingRuntime` only the namespace).
-fn lookup_named<'a>(
-    isvc: &InferenceService,
-    catalog: &'a Catalog,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'a Runtime> {
+fn lookup_named<'a>(isvc: &InferenceService, catalog: &'a Catalog) -> Option<Lookup<'a>> {
     let runtime_ref = isvc.runtime.as_ref()?;
     let ns = &isvc.lookup_namespace;
     let name = &runtime_ref.name;
@@ -230,7 +237,7 @@ fn lookup_named<'a>(
             .runtime(Scope::Namespaced, ns, name)
             .ok_or_else(|| serving_runtime_not_found(name, ns)),
         Some(other) => {
-            diags.push(
+            return Some(Lookup::Invalid(
                 error(
                     isvc,
                     Code::InvalidField,
@@ -239,12 +246,11 @@ fn lookup_named<'a>(
                 .at(runtime_ref.pos)
                 .field("spec.runtime.kind")
                 .help("use ServingRuntime or ClusterServingRuntime"),
-            );
-            return None;
+            ));
         }
     };
-    match found {
-        Ok(r) => Some(r),
+    Some(match found {
+        Ok(r) => Lookup::Found(r),
         Err(message) => {
             let message = match &isvc.model {
                 Some(m) => format!(
@@ -253,15 +259,14 @@ fn lookup_named<'a>(
                 ),
                 None => message,
             };
-            diags.push(
+            Lookup::NotFound(
                 error(isvc, Code::RuntimeNotFound, message)
                     .at(runtime_ref.pos)
                     .field("spec.runtime.name")
                     .help("add the runtime's file to the paths, or fix the name (or `spec.runtime.kind`)"),
-            );
-            None
+            )
         }
-    }
+    })
 }
 
 /// Resolves `isvc`'s model and runtime. Returns `None` after pushing an error.
@@ -296,94 +301,146 @@ pub(crate) fn resolve<'a>(
         );
         return None;
     }
-    if let Some(revision) = isvc.runtime.as_ref().and_then(|r| r.revision.as_ref()) {
-        diags.push(
-            error(
-                isvc,
-                Code::UnsupportedMode,
-                format!("spec.runtime.revision \"{revision}\" pins a runtime revision, which ome-render does not read yet"),
-            )
-            .at(isvc.runtime.as_ref().map_or(isvc.pos, |r| r.pos))
-            .field("spec.runtime.revision"),
-        );
+    if let Err(d) = pins::admission(isvc) {
+        diags.push(d);
         return None;
     }
     let model = resolve_model(isvc, catalog, diags).ok()?;
     let request = Request::from_inference_service(isvc);
 
-    if isvc.runtime.is_some() {
-        let runtime = lookup_named(isvc, catalog, diags)?;
-        let runtime_ref = isvc.runtime.as_ref()?;
-        let spec = match resolver.inherited.spec(runtime) {
-            Ok(spec) => spec,
-            Err(chain_error) => {
-                let message = match model {
-                    Some(m) => format!(
-                        "runtime {} does not support model {}: {chain_error}",
-                        runtime.name, m.name
-                    ),
-                    None => chain_error.to_string(),
-                };
-                diags.push(
-                    error(isvc, Code::RuntimeNotFound, message)
-                        .at(runtime_ref.pos)
-                        .field("spec.runtime.name")
-                        .related(runtime.pos, "the runtime is defined here"),
-                );
+    if let Some(runtime_ref) = isvc.runtime.as_ref() {
+        let mode = pins::mode(runtime_ref);
+        let pinned = mode != pins::Mode::AutoSync;
+        // The live runtime, with what it inherits. A pinned InferenceService without a model
+        // is admitted without one (OME's webhook skips the check when autoSync is false) and
+        // renders from its revision if it has one.
+        let live = match lookup_named(isvc, catalog)? {
+            Lookup::Invalid(d) => {
+                diags.push(d);
                 return None;
             }
-        };
-        let entry = match model {
-            Some(model) => {
-                match check_named(&runtime.name, runtime.scope, spec, model, &request) {
-                    NamedCheck::Compatible => {}
-                    NamedCheck::Disabled { message } => {
-                        diags.push(
-                            error(isvc, Code::RuntimeDisabled, message)
-                                .at(runtime_ref.pos)
-                                .field("spec.runtime.name")
-                                .related(runtime.pos, "the runtime is defined here"),
-                        );
-                        return None;
-                    }
-                    NamedCheck::NotDeclared { warning, .. } => diags.push(
-                        Diagnostic::warning(Code::RuntimeNotDeclared, warning)
-                            .at(runtime_ref.pos)
-                            .object(isvc.object.clone())
-                            .field("spec.runtime.name"),
-                    ),
-                    NamedCheck::Unchecked { error: e } => diags.push(
-                        Diagnostic::warning(
-                            Code::ModelMetadataMissing,
-                            format!("compatibility of runtime {} with model {} could not be checked: {e}", runtime.name, model.name),
-                        )
-                        .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
-                        .object(isvc.object.clone())
-                        .field("spec.model.name")
-                        .related(model.pos, "the model, without spec.modelFormat")
-                        .help("add `spec.modelFormat` (and the other metadata OME's model agent records) to the model to have it checked"),
-                    ),
-                }
-                best_entry(spec, model, false).map(|(_, e)| e)
-            }
-            None => {
-                if spec.disabled {
-                    diags.push(
-                        error(
-                            isvc,
-                            Code::RuntimeDisabled,
-                            disabled_error(&runtime.name, runtime.scope),
-                        )
-                        .at(runtime_ref.pos)
-                        .field("spec.runtime.name")
-                        .related(runtime.pos, "the runtime is defined here"),
+            Lookup::NotFound(d) if pinned && model.is_none() => {
+                let status = pins::status(isvc, catalog, None);
+                if status.revision().is_none() {
+                    let d = Diagnostic {
+                        message: format!(
+                            "resolve live runtime {}: {}",
+                            runtime_ref.name, d.message
+                        ),
+                        ..d
+                    };
+                    diags.push(d);
+                    diags.extend(
+                        pins::diagnostics(isvc, catalog, &status)
+                            .into_iter()
+                            .filter(Diagnostic::is_error),
                     );
                     return None;
                 }
                 None
             }
+            Lookup::NotFound(d) => {
+                diags.push(d);
+                return None;
+            }
+            Lookup::Found(runtime) => match resolver.inherited.spec(runtime) {
+                Ok(spec) => Some((runtime, spec)),
+                Err(chain_error) => {
+                    let message = match model {
+                        Some(m) => format!(
+                            "runtime {} does not support model {}: {chain_error}",
+                            runtime.name, m.name
+                        ),
+                        None if pinned => {
+                            format!("resolve live runtime {}: {chain_error}", runtime.name)
+                        }
+                        None => chain_error.to_string(),
+                    };
+                    diags.push(
+                        error(isvc, Code::RuntimeNotFound, message)
+                            .at(runtime_ref.pos)
+                            .field("spec.runtime.name")
+                            .related(runtime.pos, "the runtime is defined here"),
+                    );
+                    return None;
+                }
+            },
         };
-        return Some(resolution(isvc, catalog, model, &runtime.name, spec, entry));
+        if let (Some((runtime, spec)), Some(model)) = (live, model) {
+            match check_named(&runtime.name, runtime.scope, spec, model, &request) {
+                NamedCheck::Compatible => {}
+                NamedCheck::Disabled { message } => {
+                    diags.push(
+                        error(isvc, Code::RuntimeDisabled, message)
+                            .at(runtime_ref.pos)
+                            .field("spec.runtime.name")
+                            .related(runtime.pos, "the runtime is defined here"),
+                    );
+                    return None;
+                }
+                NamedCheck::NotDeclared { warning, .. } => diags.push(
+                    Diagnostic::warning(Code::RuntimeNotDeclared, warning)
+                        .at(runtime_ref.pos)
+                        .object(isvc.object.clone())
+                        .field("spec.runtime.name"),
+                ),
+                NamedCheck::Unchecked { error: e } => diags.push(
+                    Diagnostic::warning(
+                        Code::ModelMetadataMissing,
+                        format!("compatibility of runtime {} with model {} could not be checked: {e}", runtime.name, model.name),
+                    )
+                    .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
+                    .object(isvc.object.clone())
+                    .field("spec.model.name")
+                    .related(model.pos, "the model, without spec.modelFormat")
+                    .help("add `spec.modelFormat` (and the other metadata OME's model agent records) to the model to have it checked"),
+                ),
+            }
+        }
+        // The spec the pods are built from: the live one, or the pinned revision's
+        // (SEMANTICS.md#pins).
+        let (name, spec): (&'a str, &'a RuntimeSpec) = if pinned {
+            let live_view = live.map(|(_, spec)| pins::Live::of(spec));
+            let status = pins::status(isvc, catalog, live_view.as_ref());
+            let pin_diags = pins::diagnostics(isvc, catalog, &status);
+            let failed = pin_diags.iter().any(Diagnostic::is_error);
+            diags.extend(pin_diags);
+            if failed {
+                return None;
+            }
+            match (status.revision(), live) {
+                (Some(rev), _) => (rev.runtime_of.as_str(), &rev.spec),
+                (None, Some((runtime, spec))) => (runtime.name.as_str(), spec),
+                (None, None) => return None,
+            }
+        } else {
+            let (runtime, spec) = live?;
+            (runtime.name.as_str(), spec)
+        };
+        // A disabled spec is refused: the live one by the webhook above when there is a
+        // model, otherwise (and a disabled revision) by the controller.
+        if spec.disabled && (model.is_none() || pinned) {
+            let scope = match live {
+                Some((runtime, _)) if !pinned => runtime.scope,
+                _ => pins::declared_kind(runtime_ref),
+            };
+            let message = disabled_error(name, scope);
+            let message = if pinned {
+                format!("Runtime {name} failed validation: {message}")
+            } else {
+                message
+            };
+            let defined = live.map_or(Pos::NONE, |(runtime, _)| runtime.pos);
+            diags.push(
+                error(isvc, Code::RuntimeDisabled, message)
+                    .at(runtime_ref.pos)
+                    .field("spec.runtime.name")
+                    .related(defined, "the runtime is defined here"),
+            );
+            return None;
+        }
+        let entry = model.and_then(|m| best_entry(spec, m, false).map(|(_, e)| e));
+        return Some(resolution(isvc, catalog, model, name, spec, entry));
     }
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
@@ -421,5 +478,30 @@ pub(crate) fn resolve<'a>(
             );
             None
         }
+    }
+}
+
+/// The live spec of the runtime `isvc` names (with what it inherits), or why there is none:
+/// what a managed pin snapshots.
+pub(crate) fn live_spec<'a>(
+    isvc: &InferenceService,
+    catalog: &'a Catalog,
+    inherited: &'a Inherited,
+) -> Result<&'a RuntimeSpec, String> {
+    match lookup_named(isvc, catalog) {
+        None => Err("it names no runtime".to_string()),
+        Some(Lookup::Invalid(d) | Lookup::NotFound(d)) => Err(d.message),
+        Some(Lookup::Found(runtime)) => inherited.spec(runtime).map_err(str::to_string),
+    }
+}
+
+/// The runtime `isvc` names, found as a render finds it.
+pub(crate) fn named_runtime<'a>(
+    isvc: &InferenceService,
+    catalog: &'a Catalog,
+) -> Option<&'a Runtime> {
+    match lookup_named(isvc, catalog)? {
+        Lookup::Found(r) => Some(r),
+        Lookup::NotFound(_) | Lookup::Invalid(_) => None,
     }
 }

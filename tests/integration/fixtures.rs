@@ -93,3 +93,92 @@ fixture!(class_missing, "testdata/class-missing");
 
 // Errors.
 fixture!(errors, "testdata/errors");
+
+// Inheritance, revisions and pins: a profile, two children, three InferenceServices (one
+// pinned, one auto-selected), and the same repository after a profile change.
+fixture!(inheritance_pins, "examples/inheritance-pins");
+fixture!(
+    inheritance_pins_tree,
+    "examples/inheritance-pins",
+    "tree",
+    "sglang-profile",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_json,
+    "examples/inheritance-pins",
+    "tree",
+    "sglang-profile",
+    "--format",
+    "json",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_auto,
+    "examples/inheritance-pins",
+    "tree",
+    "vllm-llama-3b",
+    "--show-unattributed-users",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_isvc,
+    "examples/inheritance-pins",
+    "tree",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    inheritance_pins_effective,
+    "examples/inheritance-pins",
+    "explain",
+    "--effective",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    inheritance_pins_effective_runtime,
+    "examples/inheritance-pins",
+    "explain",
+    "--effective",
+    "--runtime",
+    "sglang-llama-8b",
+    "-n",
+    "team-a",
+    "{}"
+);
+fixture!(pin_drift, "testdata/pin-drift");
+fixture!(
+    pin_drift_check_strict,
+    "testdata/pin-drift",
+    "check",
+    "--strict",
+    "{}"
+);
+fixture!(
+    pin_drift_tree,
+    "testdata/pin-drift",
+    "tree",
+    "sglang-llama-3b",
+    "{}"
+);
+fixture!(
+    pin_drift_effective,
+    "testdata/pin-drift",
+    "explain",
+    "--effective",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    seventy_effective,
+    "examples/llama-70b",
+    "explain",
+    "--effective",
+    "--isvc",
+    "llama-demo/llama-3-3-70b-instruct",
+    "{}"
+);

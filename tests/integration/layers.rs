@@ -15,6 +15,7 @@ const LAYERS: &[&str] = &[
     "rendered",
     "load",
     "model",
+    "revision",
     "catalog",
     "inherit",
     "select",

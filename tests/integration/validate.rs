@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 const RENDERED: &[&str] = &[
     "examples/llama-demo",
     "examples/llama-70b",
+    "examples/inheritance-pins",
+    "testdata/pin-drift",
     "testdata/seed-named",
     "testdata/command-flags",
     "testdata/router",
