@@ -26,6 +26,7 @@ pub mod inherit;
 pub mod load;
 pub mod merge;
 pub mod model;
+pub mod modelmeta;
 pub mod pipeline;
 pub mod preset;
 pub mod render;
