@@ -6,6 +6,7 @@
 
 mod discover;
 mod objects;
+pub mod snapshot;
 
 pub use discover::{Input, LoadOptions};
 pub use objects::{Object, SETTINGS_FILE};
