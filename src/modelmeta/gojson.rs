@@ -411,4 +411,23 @@ mod tests {
         assert!(err.message.starts_with("invalid JSON"), "{err:?}");
         assert!(parse_json("{\"a\": NaN}", 0).unwrap().is_some());
     }
+
+    #[test]
+    fn json_as_hugging_face_files_write_it() {
+        let tabs = parse_json("{\n\t\"a\": 1,\n\t\"b\": {\n\t\t\"c\": [1,\t2]\n\t}\n}", 0);
+        assert!(tabs.is_ok(), "{tabs:?}");
+        let root = parse_json(
+            r#"{"a": "\u00e9\n", "b": 1e-05, "c": -0.5, "d": 12345678901234567890, "e": 7}"#,
+            0,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(root.str_at(&["a"]), Some("é\n"));
+        assert_eq!(root.get("b").unwrap().value, Value::Float("1e-05".into()));
+        // Beyond 64 bits: not an integer for Go either.
+        let mut d = Decoder::default();
+        assert_eq!(d.int(root.as_map().unwrap(), "d", ""), 0);
+        assert_eq!(d.int(root.as_map().unwrap(), "e", ""), 7);
+        assert_eq!(d.errors.len(), 1);
+    }
 }

@@ -108,6 +108,9 @@ pub struct SnapshotFiles {
     pub weights: Weights,
     /// A pipeline's component directories, by name.
     pub components: BTreeMap<String, ComponentFiles>,
+    /// The loader found `model_index.json` or `config.json` but could not read it, and has
+    /// said why: there is nothing to derive, and nothing more to report.
+    pub config_unreadable: bool,
 }
 
 /// A format or framework with its version (OME's `ModelFormat`, `ModelFrameworkSpec`).
@@ -187,6 +190,8 @@ pub fn derive(files: &SnapshotFiles) -> Derivation {
         derive_pipeline(files, index, quant_file, &mut diags)
     } else if let Some(config) = &files.config {
         derive_transformer(files, config, quant_file, &mut diags)
+    } else if files.config_unreadable {
+        None
     } else {
         diags.push(
             Diagnostic::error(

@@ -493,3 +493,80 @@ fn the_opt_out_annotation() {
     assert!(!skips_config_parsing(&obj("true")));
     assert!(!skips_config_parsing(&obj("\"yes\"")));
 }
+
+#[test]
+fn a_config_without_architectures_gets_an_empty_one() {
+    let (m, _) = metadata(&snapshot(r#"{"model_type": "llama"}"#, Weights::Missing));
+    assert_eq!(m.architecture, "");
+    assert!(patch_yaml(&m).contains("  modelArchitecture: \"\"\n"));
+    assert_eq!(m.framework.version, None);
+    assert!(
+        patch_yaml(&m).contains("  modelFramework:\n    name: transformers\n  modelArchitecture")
+    );
+}
+
+#[test]
+fn python_floats_are_read_as_ome_reads_them() {
+    // NaN becomes null (no value); Infinity becomes 1e308, which is no integer.
+    let (m, _) = metadata(&snapshot(
+        r#"{"model_type": "x", "max_position_embeddings": NaN, "seq_length": 2048, "rope_theta": Infinity}"#,
+        Weights::Missing,
+    ));
+    assert_eq!(m.max_tokens, Some(2048));
+    let d = derive(&snapshot(
+        r#"{"model_type": "x", "hidden_size": Infinity}"#,
+        Weights::Missing,
+    ));
+    assert!(d.metadata.is_none());
+    assert!(
+        d.diags[0]
+            .message
+            .contains("`hidden_size` is a number, where OME reads an integer")
+    );
+}
+
+#[test]
+fn an_hf_quant_config_of_null_still_stops_the_fallback() {
+    let config = r#"{"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+        "quantization_config": {"quant_method": "fp8"}}"#;
+    let tensors = header_bytes(&[
+        ("a.weight", "F8_E4M3", &[4]),
+        ("a.weight_scale", "F32", &[2]),
+    ]);
+    let mut files = snapshot(config, weights(&[("snap/m.safetensors", tensors)]));
+    // `null`: an empty configuration. No quantization, but scales are still skipped: 4.
+    files.hf_quant_config = Some(json("snap/hf_quant_config.json", "null"));
+    let (m, diags) = metadata(&files);
+    assert_eq!((m.parameter_count, m.quantization.as_deref()), (4, None));
+    assert!(diags.is_empty(), "{diags:?}");
+    // An empty file is no file: config.json's fp8 applies.
+    files.hf_quant_config = Some(json("snap/hf_quant_config.json", ""));
+    let (m, diags) = metadata(&files);
+    assert_eq!(
+        (m.parameter_count, m.quantization.as_deref()),
+        (4, Some("fp8"))
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
+fn fill_spec_keeps_a_named_format_and_fills_a_pipeline() {
+    let (m, _) = metadata(&pipeline_files());
+    let mut spec =
+        spec_of("modelFormat:\n  name: diffusers\nmodelFramework: {}\nquantization: fp8\n");
+    let filled = fill_spec(&mut spec, &m);
+    assert_eq!(
+        filled,
+        vec![
+            "modelType",
+            "modelArchitecture",
+            "modelParameterSize",
+            "maxTokens",
+            "modelCapabilities",
+            "modelConfiguration",
+            "diffusionPipeline"
+        ]
+    );
+    assert_eq!(spec.get("modelFormat").and_then(|f| f.get("version")), None);
+    assert_eq!(spec.get("quantization").and_then(Node::as_str), Some("fp8"));
+}
