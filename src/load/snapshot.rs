@@ -148,13 +148,17 @@ impl Reader<'_> {
         }
     }
 
+    /// Reports a file the loader will not read, and returns why (without the path).
     fn refuse(&mut self, path: &Path, why: impl std::fmt::Display) -> String {
-        let message = format!("{}: {why}", self.display(path));
+        let why = why.to_string();
         self.diags.push(
-            Diagnostic::error(Code::SnapshotFile, format!("cannot read {message}"))
-                .help("the snapshot's files must be regular files inside the snapshot directory"),
+            Diagnostic::error(
+                Code::SnapshotFile,
+                format!("cannot read {}: {why}", self.display(path)),
+            )
+            .help("the snapshot's files must be regular files inside the snapshot directory"),
         );
-        message
+        why
     }
 
     /// Whether OME's `os.Stat` finds something at `path` (links followed).
@@ -168,6 +172,11 @@ impl Reader<'_> {
     fn open(&mut self, path: &Path) -> Result<(File, u64), String> {
         let resolved = match std::fs::canonicalize(path) {
             Ok(p) => p,
+            // A missing file (a shard the index names, a dangling link) is what OME fails
+            // on too; the caller reports it as OME's fallback, not as a refusal.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err("no such file".to_string());
+            }
             Err(e) => return Err(self.refuse(path, e)),
         };
         if !self.allowed.iter().any(|a| resolved.starts_with(a)) {

@@ -646,12 +646,19 @@ fn the_index_names_the_shards_and_other_files_are_ignored() {
         &dir.join("model.safetensors.index.json"),
         br#"{"weight_map": {"a": "gone.safetensors"}}"#,
     );
-    let (count, found) = count_at(&dir);
+    let (meta, diags) = derive_at(&dir);
+    assert!(
+        diags[0].message.ends_with(
+            "gone.safetensors: no such file; OME cannot count it and falls back to its estimate"
+        ),
+        "{}",
+        diags[0].message
+    );
+    let (count, found) = (meta.unwrap().parameter_count, codes(&diags));
     assert_eq!(count, LLAMA_ESTIMATE);
     assert_eq!(
         found,
         vec![
-            "ome::model-metadata::snapshot-file",
             "ome::model-metadata::safetensors",
             "ome::model-metadata::parameter-size"
         ]
