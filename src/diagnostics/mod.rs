@@ -86,6 +86,24 @@ pub(crate) enum Code {
     KindUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
+    /// A model snapshot has neither `model_index.json` nor `config.json`.
+    ModelConfigMissing,
+    /// OME's model agent cannot read a snapshot's `config.json` or `model_index.json`
+    /// (syntax, a field of the wrong type, no `model_type`, an empty pipeline).
+    ModelConfigInvalid,
+    /// A snapshot's `hf_quant_config.json` cannot be read; OME ignores it (a warning).
+    HfQuantConfigIgnored,
+    /// A safetensors header or index that OME cannot count; it falls back (a warning).
+    SafetensorsUnreadable,
+    /// The parameter size is not a count of the weights: OME's estimate, or 0 (a warning).
+    ParameterSizeInexact,
+    /// A quantization OME does not map to `spec.quantization` (a warning).
+    QuantizationUnrecognized,
+    /// OME cannot classify the model's capabilities and writes an empty entry (a warning).
+    CapabilityUnknown,
+    /// A snapshot file the loader refuses: outside the snapshot, not a regular file, too
+    /// large, or unreadable.
+    SnapshotFile,
 }
 
 impl Code {
@@ -121,6 +139,14 @@ impl Code {
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
+            Code::ModelConfigMissing => "ome::model-metadata::no-config",
+            Code::ModelConfigInvalid => "ome::model-metadata::invalid-config",
+            Code::HfQuantConfigIgnored => "ome::model-metadata::hf-quant-config",
+            Code::SafetensorsUnreadable => "ome::model-metadata::safetensors",
+            Code::ParameterSizeInexact => "ome::model-metadata::parameter-size",
+            Code::QuantizationUnrecognized => "ome::model-metadata::quantization",
+            Code::CapabilityUnknown => "ome::model-metadata::capabilities",
+            Code::SnapshotFile => "ome::model-metadata::snapshot-file",
         }
     }
 }

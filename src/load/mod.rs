@@ -11,6 +11,7 @@
 
 mod discover;
 mod objects;
+pub(crate) mod snapshot;
 
 pub(crate) use discover::{Input, LoadOptions};
 pub(crate) use objects::{Object, SETTINGS_FILE};
