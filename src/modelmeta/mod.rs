@@ -4,8 +4,8 @@
 //!
 //! This stage is pure: [`crate::load::snapshot`] finds and reads the files (the JSON files
 //! whole, each safetensors file's header only) into [`SnapshotFiles`], and [`derive`] turns
-//! them into [`ModelMetadata`] plus diagnostics. [`patch`] writes the `spec:` patch OME would
-//! apply; [`fill_spec`] applies it to a manifest's spec, filling only what OME fills.
+//! them into [`ModelMetadata`] plus diagnostics. [`patch`] is the `spec:` patch OME would
+//! apply; [`fill_spec`] fills the fields a manifest's spec doesn't set.
 //!
 //! The rules, in OME's order:
 //!
@@ -31,7 +31,9 @@ pub(crate) mod safetensors;
 
 pub(crate) use diffusion::{Component, Pipeline};
 pub(crate) use format::parameter_size;
-pub(crate) use patch::{fill_spec, patch, patch_yaml, skips_config_parsing};
+#[cfg(test)]
+pub(crate) use patch::patch_yaml;
+pub(crate) use patch::{fill_spec, patch, skips_config_parsing};
 pub(crate) use quant::quantization_value;
 
 use crate::diagnostics::{Code, Diagnostic};

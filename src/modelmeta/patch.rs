@@ -1,10 +1,10 @@
 //! The metadata as spec fields: the `spec:` patch OME's agent applies, and applying it to
-//! a manifest's spec the way the agent updates a BaseModel (only fields it may fill).
+//! a manifest's spec the way the agent updates a BaseModel, without replacing what the
+//! manifest sets.
 
 use super::{ModelMetadata, Pipeline, SKIP_ANNOTATION, Versioned};
 use crate::map;
-use crate::yaml::emit::to_yaml_string;
-use crate::yaml::{Map, Node, Value};
+use crate::yaml::{Map, Node};
 
 fn versioned(v: &Versioned) -> Node {
     let mut m = map! { "name" => Node::str(v.name.clone()) };
@@ -100,77 +100,47 @@ pub(crate) fn patch(meta: &ModelMetadata) -> Node {
 }
 
 /// [`patch`] as a YAML document.
+#[cfg(test)]
 pub(crate) fn patch_yaml(meta: &ModelMetadata) -> String {
-    to_yaml_string(&patch(meta))
+    crate::yaml::emit::to_yaml_string(&patch(meta))
 }
 
 fn unset(spec: &Map, key: &str) -> bool {
     spec.get(key).is_none_or(Node::is_null)
 }
 
-/// Applies the metadata to a BaseModel's or ClusterBaseModel's `spec` as OME's agent does
-/// (`updateModelSpec`), returning the fields it set, in OME's order:
-///
-/// - `modelType`, `modelArchitecture`, `modelFramework`, `modelParameterSize`,
-///   `quantization`, `diffusionPipeline` and `maxTokens` only when absent (or `null`);
-/// - `modelFormat` when it has no `name`;
-/// - `modelCapabilities` when absent or empty;
-/// - `modelConfiguration` whenever it differs from OME's summary: the agent rewrites it.
+/// The spec fields OME's agent writes, in the order it updates a BaseModel
+/// (`updateModelSpec`; `apiCapabilities`, which it also updates, the parser never sets).
+const FILL_ORDER: [&str; 10] = [
+    "modelType",
+    "modelArchitecture",
+    "modelFramework",
+    "modelFormat",
+    "modelParameterSize",
+    "maxTokens",
+    "modelCapabilities",
+    "quantization",
+    "modelConfiguration",
+    "diffusionPipeline",
+];
+
+/// Applies the metadata to a BaseModel's or ClusterBaseModel's `spec`, returning the fields
+/// it set, in OME's order. A field is filled only when the spec doesn't have it (absent or
+/// `null`): whatever the manifest says is kept as written, also where OME's agent would
+/// replace it (a `modelFormat` without a name, an empty `modelCapabilities`, a
+/// `modelConfiguration` that differs; SEMANTICS.md#choice-model-metadata-fill).
 pub(crate) fn fill_spec(spec: &mut Map, meta: &ModelMetadata) -> Vec<&'static str> {
     let ours = self::spec(meta);
     let mut filled = Vec::new();
-    let mut set = |spec: &mut Map, key: &'static str, when: bool| {
-        if when && let Some(v) = ours.get(key) {
+    for key in FILL_ORDER {
+        if unset(spec, key)
+            && let Some(v) = ours.get(key)
+        {
             spec.insert(key, v.clone());
             filled.push(key);
         }
-    };
-    for key in ["modelType", "modelArchitecture", "modelFramework"] {
-        let when = unset(spec, key);
-        set(spec, key, when);
     }
-    let format_named = spec
-        .get("modelFormat")
-        .and_then(|f| f.get("name"))
-        .and_then(Node::as_str)
-        .is_some_and(|n| !n.is_empty());
-    set(spec, "modelFormat", !format_named);
-    let when = unset(spec, "modelParameterSize");
-    set(spec, "modelParameterSize", when);
-    let when = unset(spec, "maxTokens");
-    set(spec, "maxTokens", when);
-    let caps_empty = match spec.get("modelCapabilities").map(|n| &n.value) {
-        None | Some(Value::Null) => true,
-        Some(Value::Seq(items)) => items.is_empty(),
-        Some(_) => false,
-    };
-    set(spec, "modelCapabilities", caps_empty);
-    let when = unset(spec, "quantization");
-    set(spec, "quantization", when);
-    let differs = !spec
-        .get("modelConfiguration")
-        .zip(ours.get("modelConfiguration"))
-        .is_some_and(|(a, b)| same_value(a, b));
-    set(spec, "modelConfiguration", differs);
-    let when = unset(spec, "diffusionPipeline");
-    set(spec, "diffusionPipeline", when);
     filled
-}
-
-/// Equality of values, ignoring positions (maps in order, as OME compares bytes).
-fn same_value(a: &Node, b: &Node) -> bool {
-    match (&a.value, &b.value) {
-        (Value::Seq(x), Value::Seq(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((ka, a), (kb, b))| ka == kb && same_value(a, b))
-        }
-        (x, y) => x == y,
-    }
 }
 
 /// Whether a model manifest (its root node) carries OME's opt-out annotation with the value

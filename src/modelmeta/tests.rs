@@ -445,19 +445,43 @@ fn spec_of(text: &str) -> Map {
 }
 
 #[test]
-fn fill_spec_fills_only_what_ome_fills() {
+fn fill_spec_fills_only_what_the_manifest_does_not_set() {
     let (m, _) = metadata(&snapshot(
         LLAMA,
         weights(&[("snap/model.safetensors", llama_tensors())]),
     ));
+    // OME's agent would replace the nameless modelFormat, the empty capabilities and the
+    // different modelConfiguration; ome-render keeps all three (SEMANTICS.md#choice-model-metadata-fill).
     let mut spec = spec_of(
-        "modelArchitecture: Mine\nmodelFormat:\n  version: \"2\"\nmodelCapabilities: []\nmaxTokens: null\nstorage:\n  storageUri: hf://x/y\n",
+        "modelArchitecture: Mine\nmodelFormat:\n  version: \"2\"\nmodelCapabilities: []\nmaxTokens: null\nmodelConfiguration:\n  model_type: other\nstorage:\n  storageUri: hf://x/y\n",
     );
     let filled = fill_spec(&mut spec, &m);
     assert_eq!(
         filled,
         vec![
             "modelType",
+            "modelFramework",
+            "modelParameterSize",
+            "maxTokens"
+        ]
+    );
+    let out = crate::yaml::emit::to_yaml_string(&Node::map(spec.clone()));
+    assert!(
+        out.starts_with(
+            "modelArchitecture: Mine\nmodelFormat:\n  version: \"2\"\nmodelCapabilities: []\nmaxTokens: 131072\nmodelConfiguration:\n  model_type: other\n"
+        ),
+        "{out}"
+    );
+    assert!(out.ends_with("modelType: llama\nmodelFramework:\n  name: transformers\n  version: 4.45.0.dev0\nmodelParameterSize: \"136\"\n"), "{out}");
+    // A second pass changes nothing.
+    assert!(fill_spec(&mut spec, &m).is_empty());
+    // An empty spec gets every field OME writes, in OME's order.
+    let mut empty = Map::new();
+    assert_eq!(
+        fill_spec(&mut empty, &m),
+        vec![
+            "modelType",
+            "modelArchitecture",
             "modelFramework",
             "modelFormat",
             "modelParameterSize",
@@ -466,14 +490,6 @@ fn fill_spec_fills_only_what_ome_fills() {
             "modelConfiguration"
         ]
     );
-    let out = crate::yaml::emit::to_yaml_string(&Node::map(spec.clone()));
-    assert!(
-        out.starts_with("modelArchitecture: Mine\nmodelFormat:\n  name: safetensors\n"),
-        "{out}"
-    );
-    assert!(out.contains("maxTokens: 131072\n"), "{out}");
-    // A second pass changes nothing: OME's summary is already there.
-    assert!(fill_spec(&mut spec, &m).is_empty());
 }
 
 #[test]

@@ -23,6 +23,7 @@ pub(crate) fn write_yaml(node: &Node, out: &mut Vec<u8>) {
 }
 
 /// The node as a YAML document in a string.
+#[cfg(test)]
 pub(crate) fn to_yaml_string(node: &Node) -> String {
     let mut out = Vec::new();
     write_yaml(node, &mut out);
