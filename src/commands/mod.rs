@@ -1,6 +1,6 @@
-//! The subcommands, one file each: `render` (the default, and `check`), `explain`, and the
-//! shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
-//! and an exit status; only here are diagnostics printed.
+//! The subcommands, one file each: `render` (the default, and `check`), `explain`,
+//! `model_metadata`, and the shell helpers (`completions`, `man`). Each turns parsed
+//! arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
 #![expect(
     clippy::disallowed_methods,
@@ -8,6 +8,7 @@
 )]
 
 pub(crate) mod explain;
+pub(crate) mod model_metadata;
 pub(crate) mod render;
 pub(crate) mod shell;
 
@@ -51,6 +52,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Render(args)) => render::render(global, args),
         Some(Command::Check(args)) => render::check(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
+        Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
     }

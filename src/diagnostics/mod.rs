@@ -104,6 +104,17 @@ pub(crate) enum Code {
     /// A snapshot file the loader refuses: outside the snapshot, not a regular file, too
     /// large, or unreadable.
     SnapshotFile,
+    /// An `ome-render.io/model-config` annotation that can't be followed: not a string,
+    /// outside the directory being rendered, no such snapshot, or on an object that is no
+    /// model (SEMANTICS.md#choice-model-config-paths).
+    ModelConfigAnnotation,
+    /// A model's spec fields filled from its snapshot (a note).
+    ModelMetadataFilled,
+    /// A model with OME's `ome.oracle.com/skip-config-parsing: "true"`: its snapshot is not
+    /// read (a note when rendering; an error for `model-metadata --write`).
+    ModelConfigSkipped,
+    /// `model-metadata --write` cannot merge the fields into the file.
+    ModelFileWrite,
 }
 
 impl Code {
@@ -147,6 +158,10 @@ impl Code {
             Code::QuantizationUnrecognized => "ome::model-metadata::quantization",
             Code::CapabilityUnknown => "ome::model-metadata::capabilities",
             Code::SnapshotFile => "ome::model-metadata::snapshot-file",
+            Code::ModelConfigAnnotation => "ome::model-metadata::annotation",
+            Code::ModelMetadataFilled => "ome::model-metadata::filled",
+            Code::ModelConfigSkipped => "ome::model-metadata::skipped",
+            Code::ModelFileWrite => "ome::model-metadata::write",
         }
     }
 }

@@ -9,6 +9,7 @@
 
 pub(crate) mod checks;
 pub(crate) mod kinds;
+pub(crate) mod model_file;
 pub(crate) mod order;
 
 use crate::rendered::{Body, Rendered};

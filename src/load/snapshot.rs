@@ -52,7 +52,7 @@ pub(crate) struct Snapshot {
 /// `model_index.json`) in one. Fails only when `path` cannot be read at all.
 pub(crate) fn read(path: &Path) -> Result<Snapshot, LoadError> {
     let mut sources = Sources::new();
-    let (files, diags) = read_into(path, &mut sources)?;
+    let (files, diags) = read_into(path, None, &mut sources)?;
     Ok(Snapshot {
         sources,
         files,
@@ -61,9 +61,12 @@ pub(crate) fn read(path: &Path) -> Result<Snapshot, LoadError> {
 }
 
 /// [`read`], adding the JSON files to existing `sources` (for the render stage, which
-/// reads snapshots that model manifests point at).
+/// reads snapshots that model manifests point at). With a `fence` (a canonical directory
+/// the caller has checked `path` is inside), no file outside it is read either, not even in
+/// a Hugging Face cache's `blobs/`.
 pub(crate) fn read_into(
     path: &Path,
+    fence: Option<&Path>,
     sources: &mut Sources,
 ) -> Result<(SnapshotFiles, Vec<Diagnostic>), LoadError> {
     let meta = std::fs::metadata(path)
@@ -87,6 +90,9 @@ pub(crate) fn read_into(
         && let Ok(blobs) = std::fs::canonicalize(blobs)
     {
         allowed.push(blobs);
+    }
+    if let Some(fence) = fence {
+        allowed.retain(|a| a.starts_with(fence));
     }
     let mut reader = Reader {
         root,

@@ -74,7 +74,12 @@ pub(crate) fn load_catalog(
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
-    let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
+    let mut objects = loaded.objects;
+    diags.extend(catalog::model_metadata::fill(
+        &mut objects,
+        &loaded.model_configs,
+    ));
+    let (catalog, catalog_diags) = catalog::build(objects, &options.namespace);
     diags.extend(catalog_diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {

@@ -93,3 +93,12 @@ fixture!(class_missing, "testdata/class-missing");
 
 // Errors.
 fixture!(errors, "testdata/errors");
+
+// Model metadata from a Hugging Face snapshot (`ome-render.io/model-config`).
+fixture!(model_config_example, "examples/llama-awq-snapshot");
+fixture!(model_config, "testdata/model-config/annotated");
+fixture!(
+    model_config_unannotated,
+    "testdata/model-config/unannotated"
+);
+fixture!(model_config_escape, "testdata/model-config/escape");

@@ -6,7 +6,8 @@
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
-//! - [`layers`]: no module uses a module of a layer above it.
+//! - [`layers`]: no module uses a module of a layer above it;
+//! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
     clippy::disallowed_methods,
@@ -17,6 +18,7 @@ mod cli;
 mod contract;
 mod fixtures;
 mod layers;
+mod model_metadata;
 mod support;
 mod validate;
 mod yaml11;

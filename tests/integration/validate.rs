@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 const RENDERED: &[&str] = &[
     "examples/llama-demo",
     "examples/llama-70b",
+    "examples/llama-awq-snapshot",
+    "testdata/model-config/annotated",
     "testdata/seed-named",
     "testdata/command-flags",
     "testdata/router",
