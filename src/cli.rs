@@ -1,6 +1,7 @@
 //! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders, and so does
-//! `ome-render render`; `check`, `explain`, `completions` and `man` are subcommands. The
-//! global flags work before and after a subcommand. Usage errors exit 2 (clap's convention).
+//! `ome-render render`; `check`, `explain`, `model-metadata`, `completions` and `man` are
+//! subcommands. The global flags work before and after a subcommand. Usage errors exit 2
+//! (clap's convention).
 
 use crate::diagnostics::report::ErrorFormat;
 use crate::emit::Format;
@@ -42,6 +43,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Explain why each runtime is or isn't chosen, like `kubectl ome runtime explain`.
     Explain(ExplainArgs),
+    /// Print the spec fields OME's model agent would write for a local Hugging Face snapshot.
+    ModelMetadata(ModelMetadataArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.
@@ -181,6 +184,19 @@ pub struct ExplainArgs {
     /// Output format of the table.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
     pub format: ExplainFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ModelMetadataArgs {
+    /// A Hugging Face snapshot directory, or its `config.json` (or `model_index.json`).
+    /// Only the JSON files and each safetensors file's header are read.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Merge the fields into this BaseModel or ClusterBaseModel file instead of printing
+    /// them: only the fields it doesn't set are added (under `spec:`), the rest of the file
+    /// is kept byte for byte; the file is replaced atomically.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
 }
 
 /// `-o` takes a path; `kubectl`'s `-o json`, `-o yaml`, `-o wide` and the like are output

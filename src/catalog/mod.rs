@@ -5,6 +5,7 @@
 //! (models, runtimes, classes) are `BTreeMap`s, so any iteration is in name order.
 
 pub(crate) mod checks;
+pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
 use crate::diagnostics::{Code, Diagnostic};

@@ -1,6 +1,6 @@
-//! The subcommands, one file each: `render` (the default, and `check`), `explain`, and the
-//! shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
-//! and an exit status; only here are diagnostics printed.
+//! The subcommands, one file each: `render` (the default, and `check`), `explain`,
+//! `model_metadata`, and the shell helpers (`completions`, `man`). Each turns parsed
+//! arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
 #![expect(
     clippy::disallowed_methods,
@@ -9,6 +9,7 @@
 
 pub(crate) mod effective;
 pub(crate) mod explain;
+pub(crate) mod model_metadata;
 pub(crate) mod pin;
 pub(crate) mod render;
 pub(crate) mod shell;
@@ -57,6 +58,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Explain(args)) => explain::explain(global, args),
         Some(Command::Pin(args)) => pin::pin(global, args),
         Some(Command::Tree(args)) => tree::tree(global, args),
+        Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
     }

@@ -111,6 +111,35 @@ pub(crate) enum Code {
     Lock,
     /// A runtime revision whose labels, name or hash disagree with its data.
     RevisionInconsistent,
+    /// A model snapshot has neither `model_index.json` nor `config.json`.
+    ModelConfigMissing,
+    /// OME's model agent cannot read a snapshot's `config.json` or `model_index.json`
+    /// (syntax, a field of the wrong type, no `model_type`, an empty pipeline).
+    ModelConfigInvalid,
+    /// A snapshot's `hf_quant_config.json` cannot be read; OME ignores it (a warning).
+    HfQuantConfigIgnored,
+    /// A safetensors header or index that OME cannot count; it falls back (a warning).
+    SafetensorsUnreadable,
+    /// The parameter size is not a count of the weights: OME's estimate, or 0 (a warning).
+    ParameterSizeInexact,
+    /// A quantization OME does not map to `spec.quantization` (a warning).
+    QuantizationUnrecognized,
+    /// OME cannot classify the model's capabilities and writes an empty entry (a warning).
+    CapabilityUnknown,
+    /// A snapshot file the loader refuses: outside the snapshot, not a regular file, too
+    /// large, or unreadable.
+    SnapshotFile,
+    /// An `ome-render.io/model-config` annotation that can't be followed: not a string,
+    /// outside the directory being rendered, no such snapshot, or on an object that is no
+    /// model (SEMANTICS.md#choice-model-config-paths).
+    ModelConfigAnnotation,
+    /// A model's spec fields filled from its snapshot (a note).
+    ModelMetadataFilled,
+    /// A model with OME's `ome.oracle.com/skip-config-parsing: "true"`: its snapshot is not
+    /// read (a note when rendering; an error for `model-metadata --write`).
+    ModelConfigSkipped,
+    /// `model-metadata --write` cannot merge the fields into the file.
+    ModelFileWrite,
 }
 
 impl Code {
@@ -161,6 +190,18 @@ impl Code {
             Code::PinSourceMissing => "ome::pin::source-missing",
             Code::Lock => "ome::pin::lock",
             Code::RevisionInconsistent => "ome::pin::revision-inconsistent",
+            Code::ModelConfigMissing => "ome::model-metadata::no-config",
+            Code::ModelConfigInvalid => "ome::model-metadata::invalid-config",
+            Code::HfQuantConfigIgnored => "ome::model-metadata::hf-quant-config",
+            Code::SafetensorsUnreadable => "ome::model-metadata::safetensors",
+            Code::ParameterSizeInexact => "ome::model-metadata::parameter-size",
+            Code::QuantizationUnrecognized => "ome::model-metadata::quantization",
+            Code::CapabilityUnknown => "ome::model-metadata::capabilities",
+            Code::SnapshotFile => "ome::model-metadata::snapshot-file",
+            Code::ModelConfigAnnotation => "ome::model-metadata::annotation",
+            Code::ModelMetadataFilled => "ome::model-metadata::filled",
+            Code::ModelConfigSkipped => "ome::model-metadata::skipped",
+            Code::ModelFileWrite => "ome::model-metadata::write",
         }
     }
 }

@@ -10,6 +10,7 @@
 pub(crate) mod checks;
 pub(crate) mod kinds;
 pub(crate) mod lock;
+pub(crate) mod model_file;
 pub(crate) mod order;
 
 use crate::rendered::{Body, Rendered};

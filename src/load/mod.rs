@@ -10,9 +10,12 @@
 )]
 
 mod discover;
+mod model_config;
 mod objects;
+pub(crate) mod snapshot;
 
 pub(crate) use discover::{Input, LoadOptions};
+pub(crate) use model_config::{ModelConfigs, read_manifest};
 pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -32,6 +35,9 @@ pub(crate) struct Loaded {
     /// The lock file (`ome-render.lock` at the root of a path), if any.
     pub(crate) lock: Option<Node>,
     pub(crate) diags: Vec<Diagnostic>,
+    /// The metadata of the models whose `ome-render.io/model-config` annotation names a
+    /// snapshot, for the catalog to fill their specs with.
+    pub(crate) model_configs: ModelConfigs,
 }
 
 /// A failure to read the inputs at all: a missing path, an unreadable file, a bad glob.
@@ -115,7 +121,13 @@ pub(crate) fn load(
         }
     }
 
-    Ok(parse_files(sources, files, diags))
+    let origins: Vec<(u32, Option<std::path::PathBuf>)> = files
+        .iter()
+        .map(|(id, input, _)| (*id, input.path.clone()))
+        .collect();
+    let mut loaded = parse_files(sources, files, diags);
+    model_config::follow(&mut loaded, &origins, &options.paths);
+    Ok(loaded)
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file

@@ -74,8 +74,13 @@ pub(crate) fn load_catalog(
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
+    let mut objects = loaded.objects;
+    diags.extend(catalog::model_metadata::fill(
+        &mut objects,
+        &loaded.model_configs,
+    ));
     let (mut catalog, catalog_diags) =
-        catalog::build(loaded.objects, &options.namespace, &settings.ome_namespace);
+        catalog::build(objects, &options.namespace, &settings.ome_namespace);
     diags.extend(catalog_diags);
     catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));

@@ -79,7 +79,9 @@ impl SelectError {
             SelectError::ModelFormatMissing => "add `spec.modelFormat.name` to the model, and the \
                 other metadata the runtimes match on (`modelFormat.version`, `modelFramework`, \
                 `modelArchitecture`, `modelParameterSize`, `quantization`); in a cluster OME's \
-                model agent fills these in, offline they must be written in the manifest"
+                model agent fills these in; offline, write them in the manifest \
+                (`ome-render model-metadata SNAPSHOT` prints them) or point the model's \
+                `ome-render.io/model-config` annotation at its Hugging Face snapshot"
                 .to_string(),
             SelectError::NoRuntime(_) => "add a runtime whose `supportedModelFormats` matches the \
                 model and sets `autoSelect: true`, or name a runtime in `spec.runtime.name`; \

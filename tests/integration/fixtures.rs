@@ -182,3 +182,11 @@ fixture!(
     "llama-demo/llama-3-3-70b-instruct",
     "{}"
 );
+// Model metadata from a Hugging Face snapshot (`ome-render.io/model-config`).
+fixture!(model_config_example, "examples/llama-awq-snapshot");
+fixture!(model_config, "testdata/model-config/annotated");
+fixture!(
+    model_config_unannotated,
+    "testdata/model-config/unannotated"
+);
+fixture!(model_config_escape, "testdata/model-config/escape");

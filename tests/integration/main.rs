@@ -8,6 +8,7 @@
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
 //! - [`layers`]: no module uses a module of a layer above it;
 //! - [`pins`]: `ome-render pin` and the lock round trip.
+//! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
     clippy::disallowed_methods,
@@ -18,6 +19,7 @@ mod cli;
 mod contract;
 mod fixtures;
 mod layers;
+mod model_metadata;
 mod pins;
 mod support;
 mod validate;

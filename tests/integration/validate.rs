@@ -12,6 +12,8 @@ const RENDERED: &[&str] = &[
     "examples/llama-70b",
     "examples/inheritance-pins",
     "testdata/pin-drift",
+    "examples/llama-awq-snapshot",
+    "testdata/model-config/annotated",
     "testdata/seed-named",
     "testdata/command-flags",
     "testdata/router",
