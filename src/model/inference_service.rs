@@ -32,6 +32,10 @@ pub(crate) struct InferenceService {
     pub(crate) decoder_override: Option<AcceleratorSelector>,
     /// `spec.deploymentMode` (v1.3).
     pub(crate) deployment_mode: Option<String>,
+    /// What OME's admission finds wrong with the InferenceService as written
+    /// (`model::validate::inference_service`); reported with the InferenceService's other
+    /// problems.
+    pub(crate) admission: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug)]
@@ -161,18 +165,6 @@ impl InferenceService {
                 );
             }
         }
-        if let Some(m) = model.as_ref().filter(|m| m.name.is_empty()) {
-            r.diags.push(
-                Diagnostic::error(
-                    crate::diagnostics::Code::InvalidField,
-                    "spec.model.name is required",
-                )
-                .at(m.pos)
-                .object(object.clone())
-                .field("spec.model.name")
-                .help("name the BaseModel or ClusterBaseModel to serve"),
-            );
-        }
         let runtime = r.map(spec, "runtime", "spec").map(|m| {
             // Checked for its type; a render follows the live runtime (SEMANTICS.md, "Runtimes").
             r.bool(m, "autoSync", "spec.runtime");
@@ -222,6 +214,7 @@ impl InferenceService {
             decoder,
             router,
             object,
+            admission: Vec::new(),
         }
     }
 

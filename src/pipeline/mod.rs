@@ -126,9 +126,13 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         .inference_services
         .par_iter()
         .map(|isvc| {
-            let mut d = Vec::new();
+            // OME's admission of the InferenceService as written; when it rejects it, the
+            // model and runtime are still resolved (OME's webhook checks them too) but
+            // nothing is rendered.
+            let mut d = isvc.admission.clone();
+            let admitted = !d.iter().any(Diagnostic::is_error);
             let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
-                Some(resolution) => {
+                Some(resolution) if admitted => {
                     let mut objects =
                         render::render_inference_service(isvc, &resolution, &settings, &mut d);
                     if let Some(format) = options.serialise {
@@ -136,7 +140,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                     }
                     objects
                 }
-                None => Vec::new(),
+                _ => Vec::new(),
             };
             (objects, d)
         })

@@ -195,6 +195,28 @@ fn resolve_model<'a>(
         );
         return Err(());
     }
+    if model.namespace.is_none()
+        && let Some(uri) = model.storage.storage_uri.as_deref()
+        && let Some(Ok(pvc)) = crate::model::validate::base_model::parse_pvc(uri)
+        && let Some(pvc_ns) = pvc.namespace
+        && pvc_ns != ns
+    {
+        diags.push(
+            error(
+                isvc,
+                Code::InvalidInferenceService,
+                format!(
+                    "ClusterBaseModel \"{}\" references PVC in namespace \"{pvc_ns}\", but InferenceService is in namespace \"{ns}\"; Kubernetes does not allow pods to mount PVCs from another namespace. Either move the InferenceService to namespace \"{pvc_ns}\" or replicate the PVC into namespace \"{ns}\".",
+                    model.name
+                ),
+            )
+            .at(model_ref.pos)
+            .field("spec.model.name")
+            .related(model.pos, "the model is defined here")
+            .help(format!("run the InferenceService in namespace {pvc_ns}, or use a BaseModel over a PVC in namespace {ns}")),
+        );
+        return Err(());
+    }
     if model.distribution.as_deref() == Some("Sharded") {
         diags.push(
             error(
@@ -271,29 +293,23 @@ pub(crate) fn resolve<'a>(
     resolver: &Resolver<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolution<'a>> {
-    if isvc.model.is_none() && isvc.runtime.is_none() {
-        diags.push(
-            error(
-                isvc,
-                Code::InvalidInferenceService,
-                "at least one of spec.model or spec.runtime must be set",
-            )
-            .at(isvc.pos)
-            .field("spec"),
-        );
+    // Admission reports an InferenceService with neither a model nor a runtime, and a decoder
+    // without an engine (`model::validate::inference_service`).
+    let named = |name: Option<&String>| name.is_some_and(|n| !n.is_empty());
+    if !named(isvc.model.as_ref().map(|m| &m.name))
+        && !named(isvc.runtime.as_ref().map(|r| &r.name))
+    {
         return None;
     }
     if isvc.engine.is_none() {
-        let message = if isvc.decoder.is_some() {
-            "decoder cannot be specified without engine"
-        } else {
-            "engine component is required"
-        };
-        diags.push(
-            error(isvc, Code::InvalidInferenceService, message)
-                .at(isvc.pos)
-                .field("spec.engine"),
-        );
+        if isvc.decoder.is_none() {
+            diags.push(
+                error(isvc, Code::InvalidInferenceService, "engine component is required")
+                    .at(isvc.pos)
+                    .field("spec.engine")
+                    .help("add spec.engine (OME admits an InferenceService without one and creates no workload for it)"),
+            );
+        }
         return None;
     }
     if let Some(revision) = isvc.runtime.as_ref().and_then(|r| r.revision.as_ref()) {
