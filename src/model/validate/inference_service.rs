@@ -76,19 +76,59 @@ pub(crate) fn check(root: &Node, isvc: &InferenceService) -> Vec<Diagnostic> {
     deployment_strategy(&mut f, &isvc.annotations, spec);
     model_or_runtime(&mut f, spec);
     overlays(&mut f, spec);
+    super::migration::check_inference_service(&mut f, &isvc.annotations, spec, &isvc.name);
     f.diags
 }
 
 /// The CRD schema's checks of the fields ome-render reads (the API server runs them before
 /// any webhook).
 fn schema(f: &mut Findings<'_>, spec: &Node) {
-    f.enum_field(
-        SCHEMA,
-        spec,
-        "deploymentMode",
-        "spec",
-        &["OMENative", "RawDeployment"],
-    );
+    if let Some(mode) = spec.get("deploymentMode")
+        && mode.as_str() == Some("MultiNode")
+    {
+        // v1.2.2's mode; v1.3's schema refuses it.
+        let d = f
+            .error(
+                SCHEMA,
+                mode.pos,
+                "spec.deploymentMode",
+                "spec.deploymentMode: Unsupported value: \"MultiNode\": supported values: \"OMENative\", \"RawDeployment\"",
+            )
+            .help("v1.3 removed MultiNode as a service-wide mode: put `ome.io/deploymentMode: MultiNode` in the component's annotations (deprecated), or use OMENative");
+        f.push(d);
+    } else {
+        f.enum_field(
+            SCHEMA,
+            spec,
+            "deploymentMode",
+            "spec",
+            &["OMENative", "RawDeployment"],
+        );
+    }
+    for (role, c) in components(spec) {
+        for key in ["minReplicas", "maxReplicas"] {
+            integer(f, c, key, &format!("spec.{role}"));
+        }
+        for key in ["minAvailable", "maxUnavailable"] {
+            if let Some(n) = present(c, key)
+                && IntOrStr::of(n).is_none()
+            {
+                let p = format!("spec.{role}.{key}");
+                let d = f
+                    .error(
+                        SCHEMA,
+                        n.pos,
+                        &p,
+                        format!("expected an integer or a string, found {}", n.type_name()),
+                    )
+                    .help("write a number of pods, such as 1, or a percentage, such as \"50%\"");
+                f.push(d);
+            }
+        }
+        if let Some(w) = present(c, "worker") {
+            integer(f, w, "size", &format!("spec.{role}.worker"));
+        }
+    }
     for key in ["model", "runtime"] {
         if let Some(r) = present(spec, key).filter(|r| r.as_map().is_some())
             && r.get("name").is_none()
@@ -159,6 +199,27 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
                 f.minimum(SCHEMA, n, &format!("{lp}.minReadySeconds"), 0);
             }
         }
+    }
+}
+
+/// The CRD schema's `type: integer` (`"10"` or `1.5` is refused by the API server).
+fn integer(f: &mut Findings<'_>, parent: &Node, key: &str, path: &str) {
+    if let Some(n) = present(parent, key)
+        && n.as_i64().is_none()
+    {
+        let p = format!("{path}.{key}");
+        let mut d = f.error(
+            SCHEMA,
+            n.pos,
+            &p,
+            format!("expected an integer, found {}", n.type_name()),
+        );
+        d = d.help(if n.as_str().is_some() {
+            "write the number without quotes"
+        } else {
+            "write a whole number"
+        });
+        f.push(d);
     }
 }
 

@@ -9,6 +9,7 @@ pub(crate) mod autoscaler;
 pub(crate) mod base_model;
 pub(crate) mod go;
 pub(crate) mod inference_service;
+pub(crate) mod migration;
 pub(crate) mod rollout;
 pub(crate) mod runtime;
 pub(crate) mod traffic;

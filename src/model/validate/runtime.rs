@@ -67,6 +67,7 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
             }
         }
     }
+    super::migration::check_runtime(&mut f, spec);
     f.diags
 }
 
