@@ -148,23 +148,6 @@ impl InferenceService {
                 pos: m.get("name").map_or(m.pos, |n| n.pos),
             }
         });
-        for (key, what) in [
-            ("fineTunedWeights", "fine-tuned weights"),
-            ("overlays", "model overlays"),
-        ] {
-            if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
-                r.diags.push(
-                    Diagnostic::error(
-                        crate::diagnostics::Code::UnsupportedMode,
-                        format!("{what} (spec.model.{key}) are not rendered by ome-render yet"),
-                    )
-                    .at(n.pos)
-                    .object(object.clone())
-                    .field(format!("spec.model.{key}"))
-                    .help("render this InferenceService with OME's controller, or leave it out of the paths"),
-                );
-            }
-        }
         let runtime = r.map(spec, "runtime", "spec").map(|m| {
             // Checked for its type; a render follows the live runtime (SEMANTICS.md, "Runtimes").
             r.bool(m, "autoSync", "spec.runtime");

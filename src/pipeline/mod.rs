@@ -110,6 +110,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     } = catalogued;
     lap("load and catalog");
     if failed {
+        // The runtimes' own admission rules (profile, inheritance chain) are reported too, so
+        // that every failing rule shows at once.
+        diags.extend(crate::inherit::resolve_all(&catalog).1);
         crate::diagnostics::sort(&mut diags);
         return Rendering {
             sources,

@@ -29,11 +29,11 @@ pub(super) fn render(
     // The PodDisruptionBudget is resolved first, as OME's component reconciler does.
     let budget = match pdb::budget(c.merged, c.settings.raw_deployment_budget.as_ref()) {
         Ok(b) => b,
-        Err((message, at)) => {
+        Err((message, at, key)) => {
             diags.push(reconcile_error(
                 format!("failed to resolve {role} PodDisruptionBudget: {message}"),
                 at,
-                format!("{}.minAvailable", c.field),
+                format!("{}.{key}", c.field),
                 "OME's controller stops updating the component: set one of minAvailable or maxUnavailable, with a number of pods or a percentage from 0% to 100%, counting the runtime's fields too",
             ));
             None

@@ -165,6 +165,10 @@ fn resolve_model<'a>(
     let Some(model_ref) = &isvc.model else {
         return Ok(None);
     };
+    if model_ref.name.is_empty() {
+        // The CRD schema's `spec.model.name: Required value`, reported by admission.
+        return Err(());
+    }
     let ns = &isvc.lookup_namespace;
     let Some(model) = catalog.model(ns, &model_ref.name) else {
         diags.push(

@@ -8,6 +8,8 @@ use crate::yaml::Node;
 
 /// The classes of a typed `autoscaler` block (case-sensitive).
 pub(crate) const CLASSES: &[&str] = &["HPA", "KEDA", "External", "None"];
+/// The CRD schema's checks (the API server runs them before any webhook).
+const SCHEMA: Code = Code::InvalidField;
 const METRIC_TYPES: &[(&str, &str)] = &[
     ("Resource", "resource"),
     ("Pods", "pods"),
@@ -44,11 +46,11 @@ pub(crate) fn check_block(
     // Schema: the class enum (and, in a runtime, the class is required).
     let schema_rejects_class = match class_node {
         Some(n) if n.as_str().is_some_and(|c| !CLASSES.contains(&c)) => {
-            f.unsupported(code, n, &format!("{apath}.class"), CLASSES);
+            f.unsupported(SCHEMA, n, &format!("{apath}.class"), CLASSES);
             true
         }
         None if class_required => {
-            f.required(code, block.pos, &format!("{apath}.class"));
+            f.required(SCHEMA, block.pos, &format!("{apath}.class"));
             true
         }
         _ => false,
@@ -60,7 +62,7 @@ pub(crate) fn check_block(
         let kpath = format!("{apath}.keda");
         match present(keda, "triggers") {
             None => {
-                f.required(code, keda.pos, &format!("{kpath}.triggers"));
+                f.required(SCHEMA, keda.pos, &format!("{kpath}.triggers"));
                 schema_rejects_keda = true;
             }
             Some(t) => {
@@ -69,7 +71,7 @@ pub(crate) fn check_block(
                         let p = format!("{kpath}.triggers");
                         let d = f
                             .error(
-                                code,
+                                SCHEMA,
                                 t.pos,
                                 &p,
                                 format!("{p}: Invalid value: 0: {p} in body should have at least 1 items"),
@@ -81,21 +83,11 @@ pub(crate) fn check_block(
                     for (i, trigger) in items.iter().enumerate() {
                         let tp = format!("{kpath}.triggers[{i}]");
                         match present(trigger, "type") {
-                            None => f.required(code, trigger.pos, &format!("{tp}.type")),
-                            Some(n) if n.as_str() == Some("") => {
-                                let p = format!("{tp}.type");
-                                let d = f.error(
-                                    code,
-                                    n.pos,
-                                    &p,
-                                    format!("{p}: Invalid value: \"\": {p} in body should be at least 1 chars long"),
-                                );
-                                f.push(d);
-                            }
-                            Some(_) => {}
+                            None => f.required(SCHEMA, trigger.pos, &format!("{tp}.type")),
+                            Some(n) => f.min_length(SCHEMA, n, &format!("{tp}.type"), 1),
                         }
                         if present(trigger, "metadata").is_none() {
-                            f.required(code, trigger.pos, &format!("{tp}.metadata"));
+                            f.required(SCHEMA, trigger.pos, &format!("{tp}.metadata"));
                         }
                     }
                 }
@@ -104,7 +96,7 @@ pub(crate) fn check_block(
         if let Some(fallback) = present(keda, "fallback") {
             for key in ["failureThreshold", "replicas"] {
                 if present(fallback, key).is_none() {
-                    f.required(code, fallback.pos, &format!("{kpath}.fallback.{key}"));
+                    f.required(SCHEMA, fallback.pos, &format!("{kpath}.fallback.{key}"));
                 }
             }
         }
@@ -113,7 +105,7 @@ pub(crate) fn check_block(
     let metrics = block.at(&["hpa", "metrics"]).and_then(Node::as_seq);
     for (i, m) in metrics.unwrap_or(&[]).iter().enumerate() {
         if present(m, "type").is_none() {
-            f.required(code, m.pos, &format!("{apath}.hpa.metrics[{i}].type"));
+            f.required(SCHEMA, m.pos, &format!("{apath}.hpa.metrics[{i}].type"));
         }
     }
     if schema_rejects_class {
@@ -218,16 +210,7 @@ pub(crate) fn check_policy_ref_schema(
     );
     match present(reference, "name") {
         None if name_required => f.required(code, reference.pos, &format!("{path}.name")),
-        Some(n) if n.as_str() == Some("") => {
-            let p = format!("{path}.name");
-            let d = f.error(
-                code,
-                n.pos,
-                &p,
-                format!("{p}: Invalid value: \"\": {p} in body should be at least 1 chars long"),
-            );
-            f.push(d);
-        }
-        _ => {}
+        Some(n) => f.min_length(code, n, &format!("{path}.name"), 1),
+        None => {}
     }
 }

@@ -94,7 +94,8 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) ->
                 "spec.distribution",
                 "PVC storage URIs are not compatible with distribution=Sharded; use distribution=PerNode (or omit) for pvc:// models",
             )
-            .related(uri_node.pos, "the pvc:// URI");
+            .related(uri_node.pos, "the pvc:// URI")
+            .help("remove `distribution: Sharded`: a PVC is mounted whole on each node");
         f.push(d);
     }
     match parsed {

@@ -76,6 +76,7 @@ pub(crate) fn check(root: &Node, isvc: &InferenceService) -> Vec<Diagnostic> {
     deployment_strategy(&mut f, &isvc.annotations, spec);
     model_or_runtime(&mut f, spec);
     overlays(&mut f, spec);
+    model_not_rendered(&mut f, spec);
     super::migration::check_inference_service(&mut f, &isvc.annotations, spec, &isvc.name);
     f.diags
 }
@@ -770,10 +771,14 @@ fn disruption_budgets(f: &mut Findings<'_>, spec: &Node) {
             f.push(d);
         }
         for (key, node) in [("minAvailable", min), ("maxUnavailable", max)] {
-            let Some(node) = node else { continue };
-            if IntOrStr::of(node).is_some_and(valid_budget) {
+            // A value of the wrong type is the schema's error (reported by `schema`).
+            let Some(value) = node.and_then(IntOrStr::of) else {
+                continue;
+            };
+            if valid_budget(value) {
                 continue;
             }
+            let node = node.unwrap_or(c);
             let d = f
                 .error(
                     CODE,
@@ -876,7 +881,8 @@ fn deployment_strategy(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
                     "{role}.deploymentStrategy is set but deploymentMode is {}; deploymentStrategy applies only to RawDeployment and is ignored here — use {role}.lifecycle.updateStrategy.rollingUpdate for rollout pacing",
                     go::quote(mode)
                 ),
-            );
+            )
+            .help("OME admits this with a warning: move the pacing to lifecycle.updateStrategy.rollingUpdate, or remove deploymentStrategy");
             f.push(d);
         }
     }
@@ -917,6 +923,27 @@ fn overlay_env(name: &str) -> String {
     format!("OVERLAY_{upper}_MODEL_PATH")
 }
 
+/// Fine-tuned weights and overlays: admitted by OME, not rendered by ome-render yet
+/// (SEMANTICS.md#choice-not-rendered).
+fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
+    for (key, what) in [
+        ("fineTunedWeights", "fine-tuned weights"),
+        ("overlays", "model overlays"),
+    ] {
+        if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
+            let d = f
+                .error(
+                    Code::UnsupportedMode,
+                    n.pos,
+                    &format!("spec.model.{key}"),
+                    format!("{what} (spec.model.{key}) are not rendered by ome-render yet"),
+                )
+                .help("render this InferenceService with OME's controller, or leave it out of the paths");
+            f.push(d);
+        }
+    }
+}
+
 /// ISVC-36: the structure of `spec.model.overlays` (which are not rendered yet).
 fn overlays(f: &mut Findings<'_>, spec: &Node) {
     let Some(items) = spec.at(&["model", "overlays"]).and_then(Node::as_seq) else {
@@ -953,7 +980,9 @@ fn overlays(f: &mut Findings<'_>, spec: &Node) {
             })
         };
         if let Some(message) = message {
-            let d = f.error(CODE, o.pos, &format!("spec.model.overlays[{i}]"), message);
+            let d = f
+                .error(CODE, o.pos, &format!("spec.model.overlays[{i}]"), message)
+                .help("give each overlay the name of a model other than spec.model, once, with names that stay distinct when '-' and '_' are the same");
             f.push(d);
         }
     }

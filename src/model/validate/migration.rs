@@ -22,7 +22,7 @@ fn autoscaling_annotations(f: &mut Findings<'_>, annotations: &Map, path: &str) 
         let (message, help) = match key {
             AUTOSCALER_CLASS_ANNOTATION => match node.as_str() {
                 Some("keda") => (
-                    "`ome.io/autoscalerClass: keda` stopped working in v1.3: it gives a KEDA autoscaler without triggers, which OME's controller refuses".to_string(),
+                    "`ome.io/autoscalerClass: keda` stopped working in v1.3: where no autoscaler block applies, it gives a KEDA autoscaler without triggers, which OME's controller refuses".to_string(),
                     "give the component `autoscaler: {class: KEDA, keda: {triggers: [...]}}` and remove the annotation in the same change".to_string(),
                 ),
                 Some(v @ ("hpa" | "external")) => (

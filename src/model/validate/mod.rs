@@ -115,6 +115,24 @@ impl<'a> Findings<'a> {
         }
     }
 
+    /// The API server's check of a string's `minLength`.
+    pub(crate) fn min_length(&mut self, code: Code, node: &Node, path: &str, min: usize) {
+        if let Some(v) = node.as_str().filter(|v| v.chars().count() < min) {
+            let d = self
+                .error(
+                    code,
+                    node.pos,
+                    path,
+                    format!(
+                        "{path}: Invalid value: {}: {path} in body should be at least {min} chars long",
+                        go::quote(v)
+                    ),
+                )
+                .help(if min == 1 { "write a non-empty value".to_string() } else { format!("write at least {min} characters") });
+            self.push(d);
+        }
+    }
+
     /// Checks an enum field when it is a string; other types are left to the typed views.
     pub(crate) fn enum_field(
         &mut self,

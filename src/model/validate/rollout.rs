@@ -105,7 +105,9 @@ pub(crate) fn check_replica_refs(f: &mut Findings<'_>, spec: &Node) {
             .unwrap_or(&[])
     };
     let reject = |f: &mut Findings<'_>, pos, field: &str, message: String| {
-        let d = f.error(CODE, pos, field, message);
+        let d = f
+            .error(CODE, pos, field, message)
+            .help("an InferenceService over replicas names one InferenceReplica per role in spec.replicaRefs, an engine at least, and nothing else but its name and traffic");
         f.push(d);
     };
     if list(Role::Engine).is_empty() {

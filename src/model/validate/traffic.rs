@@ -7,6 +7,8 @@ use crate::diagnostics::Code;
 use crate::yaml::{Map, Node};
 
 const CODE: Code = Code::InvalidInferenceService;
+/// The CRD schema's checks (the API server runs them before the webhook).
+const SCHEMA: Code = Code::InvalidField;
 
 /// What an annotation's value must be.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,7 +134,8 @@ pub(crate) fn check_annotations(f: &mut Findings<'_>, annotations: &Map, spec: &
             format!(
                 "annotation \"ome.io/circuit-breaker-per-endpoint-max-connections\"={n} combined with traffic.algorithm=ConsistentHash usually defeats sticky routing; set to 1 to keep sessions on a single pod"
             ),
-        );
+        )
+        .help("OME admits this with a warning: write \"1\" to keep each session on one pod");
         f.push(d);
     }
     if let Some(timeout) = get("ome.io/rollout-ready-timeout")
@@ -148,7 +151,8 @@ pub(crate) fn check_annotations(f: &mut Findings<'_>, annotations: &Map, spec: &
             format!(
                 "annotation \"ome.io/rollout-ready-timeout\"={v} is less than 1 minute; most LLM runtimes need longer to reach Ready (RolloutTimeoutTooShort)"
             ),
-        );
+        )
+        .help("OME admits this with a warning: give the rollout a few minutes, such as 10m");
         f.push(d);
     }
 }
@@ -308,7 +312,7 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
     };
     let base = "spec.traffic";
     f.enum_field(
-        CODE,
+        SCHEMA,
         traffic,
         "algorithm",
         base,
@@ -317,7 +321,8 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
     let algorithm = traffic.str_at(&["algorithm"]);
     let hash = present(traffic, "consistentHash");
     let reject = |f: &mut Findings<'_>, node: &Node, field: &str, message: String| {
-        let d = f.error(CODE, node.pos, field, message);
+        let help = spec_help(&message);
+        let d = f.error(CODE, node.pos, field, message).help(help);
         f.push(d);
     };
     if algorithm == Some("ConsistentHash") && hash.is_none() {
@@ -338,7 +343,18 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
                 "spec.traffic.consistentHash is only valid when spec.traffic.algorithm=ConsistentHash (UnexpectedConsistentHashSpec)".into(),
             );
         }
-        f.enum_field(CODE, hash, "type", hp, &["Header", "Cookie", "SourceIP"]);
+        f.enum_field(SCHEMA, hash, "type", hp, &["Header", "Cookie", "SourceIP"]);
+        if hash.as_map().is_some() && hash.get("type").is_none() {
+            f.required(SCHEMA, hash.pos, &format!("{hp}.type"));
+        }
+        header_names(f, hash, hp);
+        if let Some(c) = present(hash, "cookie").filter(|c| c.as_map().is_some()) {
+            let cp = format!("{hp}.cookie");
+            named(f, c, &cp);
+            if let Some(ttl) = c.get("ttlSeconds") {
+                f.minimum(SCHEMA, ttl, &format!("{cp}.ttlSeconds"), 0);
+            }
+        }
         let headers = present(hash, "headers");
         let header_items = headers.and_then(Node::as_seq).unwrap_or(&[]);
         let cookie = present(hash, "cookie");
@@ -360,16 +376,6 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
                         format!("{hp}.cookie must not be set when type=Header (MultipleHashKeys)"),
                     );
                 }
-                for (i, h) in header_items.iter().enumerate() {
-                    if h.str_at(&["name"]).unwrap_or("").is_empty() {
-                        reject(
-                            f,
-                            h,
-                            &format!("{hp}.headers[{i}].name"),
-                            format!("{hp}.headers[{i}].name is empty (MissingHashKey)"),
-                        );
-                    }
-                }
             }
             Some("Cookie") => match cookie {
                 None => reject(
@@ -378,15 +384,7 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
                     &format!("{hp}.cookie"),
                     format!("{hp}.cookie is required when type=Cookie (MissingHashKey)"),
                 ),
-                Some(c) => {
-                    if c.str_at(&["name"]).unwrap_or("").is_empty() {
-                        reject(
-                            f,
-                            c,
-                            &format!("{hp}.cookie.name"),
-                            format!("{hp}.cookie.name is empty (MissingHashKey)"),
-                        );
-                    }
+                Some(_) => {
                     if let Some(h) = headers.filter(|_| !header_items.is_empty()) {
                         reject(
                             f,
@@ -426,7 +424,11 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
     }
     if let Some(over) = present(traffic, "endpointOverride") {
         let op = "spec.traffic.endpointOverride";
-        f.enum_field(CODE, over, "type", op, &["Header", "Metadata"]);
+        f.enum_field(SCHEMA, over, "type", op, &["Header", "Metadata"]);
+        if over.as_map().is_some() && over.get("type").is_none() {
+            f.required(SCHEMA, over.pos, &format!("{op}.type"));
+        }
+        header_names(f, over, op);
         match over.str_at(&["type"]) {
             Some("Header") => {
                 let items = over.get("headers").and_then(Node::as_seq).unwrap_or(&[]);
@@ -440,16 +442,6 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
                         ),
                     );
                 }
-                for (i, h) in items.iter().enumerate() {
-                    if h.str_at(&["name"]).unwrap_or("").is_empty() {
-                        reject(
-                            f,
-                            h,
-                            &format!("{op}.headers[{i}].name"),
-                            format!("{op}.headers[{i}].name is empty (MissingEndpointOverrideKey)"),
-                        );
-                    }
-                }
             }
             Some("Metadata") => {
                 let n = over.get("type").unwrap_or(over);
@@ -461,6 +453,46 @@ pub(crate) fn check_spec(f: &mut Findings<'_>, spec: &Node) {
                 );
             }
             _ => {}
+        }
+    }
+}
+
+/// The help line of a `spec.traffic` rule, by OME's reason.
+fn spec_help(message: &str) -> &'static str {
+    let reason = message
+        .rsplit_once('(')
+        .map_or("", |(_, r)| r.trim_end_matches(')'));
+    match reason {
+        "MissingConsistentHashSpec" => {
+            "add `consistentHash: {type: Header, headers: [{name: x-session-id}]}` (or a Cookie or SourceIP hash)"
+        }
+        "UnexpectedConsistentHashSpec" => {
+            "set `algorithm: ConsistentHash`, or remove consistentHash"
+        }
+        "MissingHashKey" => "name the headers or the cookie the hash is taken from",
+        "MultipleHashKeys" => {
+            "keep only the key of the hash type: headers for Header, cookie for Cookie, neither for SourceIP"
+        }
+        "MissingEndpointOverrideKey" => "list the headers that carry the endpoint",
+        "ReservedEndpointOverrideType" => "use `type: Header`",
+        _ => "see OME's traffic documentation for spec.traffic",
+    }
+}
+
+/// The CRD's `name` of a header or cookie: required, at least one character. (The webhook's
+/// own `… name is empty` messages are unreachable behind it.)
+fn named(f: &mut Findings<'_>, node: &Node, path: &str) {
+    match node.get("name") {
+        None => f.required(SCHEMA, node.pos, &format!("{path}.name")),
+        Some(n) => f.min_length(SCHEMA, n, &format!("{path}.name"), 1),
+    }
+}
+
+fn header_names(f: &mut Findings<'_>, parent: &Node, path: &str) {
+    let items = parent.get("headers").and_then(Node::as_seq).unwrap_or(&[]);
+    for (i, h) in items.iter().enumerate() {
+        if h.as_map().is_some() {
+            named(f, h, &format!("{path}.headers[{i}]"));
         }
     }
 }

@@ -13,12 +13,19 @@ use crate::render::metadata::Meta;
 use crate::rendered::Rendered;
 use crate::yaml::{Node, Pos};
 
+/// A budget's field and value.
+pub(crate) type Chosen = (&'static str, Node);
+
+/// Why the budget can't be resolved: the message, where, and the field.
+pub(crate) type BudgetError = (String, Pos, &'static str);
+
 /// The budget OME's controller would write, `Ok(None)` for no PDB, or its error (the text
-/// after `failed to resolve <component> PodDisruptionBudget: `) with where it was written.
+/// after `failed to resolve <component> PodDisruptionBudget: `) with where it was written and
+/// the field.
 pub(crate) fn budget(
     merged: &Node,
     default: Option<&Budget>,
-) -> Result<Option<(&'static str, Node)>, (String, Pos)> {
+) -> Result<Option<Chosen>, BudgetError> {
     let field = |key: &str| merged.get(key).filter(|n| !n.is_null());
     let (min, max) = (field("minAvailable"), field("maxUnavailable"));
     let chosen = match (min, max) {
@@ -26,6 +33,7 @@ pub(crate) fn budget(
             return Err((
                 "exactly one of minAvailable or maxUnavailable must be set".into(),
                 a.pos,
+                "minAvailable",
             ));
         }
         (Some(a), None) => ("minAvailable", a.clone()),
@@ -42,6 +50,7 @@ pub(crate) fn budget(
                 chosen.0
             ),
             chosen.1.pos,
+            chosen.0,
         ));
     }
     Ok(Some(chosen))
@@ -88,7 +97,7 @@ mod tests {
         let got = |yaml: &str, d: Option<&Budget>| {
             budget(&node(yaml), d)
                 .map(|b| b.map(|(f, v)| format!("{f}={}", v.scalar_text().unwrap_or_default())))
-                .map_err(|(e, _)| e)
+                .map_err(|(e, _, _)| e)
         };
         assert_eq!(got("{}", Some(&chart)), Ok(Some("maxUnavailable=1".into())));
         assert_eq!(got("{}", None), Ok(None));
