@@ -331,7 +331,9 @@ pub(crate) fn resolve<'a>(
     let model = resolve_model(isvc, catalog, diags).ok()?;
     let request = Request::from_inference_service(isvc);
 
-    if isvc.runtime.is_some() {
+    // An empty runtime name is no runtime, as OME's webhook reads it (a missing one is the
+    // schema's `Required value`, reported by admission).
+    if isvc.runtime.as_ref().is_some_and(|r| !r.name.is_empty()) {
         let runtime = lookup_named(isvc, catalog, diags)?;
         let runtime_ref = isvc.runtime.as_ref()?;
         let spec = match resolver.inherited.spec(runtime) {

@@ -174,6 +174,15 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
                 &["None", "RecreateInstanceOnPodRestart"],
             );
             if let Some(us) = present(lc, "updateStrategy") {
+                let up = format!("{lp}.updateStrategy");
+                for (parent, key) in [
+                    ("rollingUpdate", "partition"),
+                    ("inPlaceUpdateStrategy", "gracePeriodSeconds"),
+                ] {
+                    if let Some(n) = us.at(&[parent, key]) {
+                        f.minimum(SCHEMA, n, &format!("{up}.{parent}.{key}"), 0);
+                    }
+                }
                 f.enum_field(
                     SCHEMA,
                     us,
@@ -332,7 +341,18 @@ fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
                         Some(Json::Number(n)) => n.parse::<i64>().ok(),
                         _ => None,
                     };
-                    if !declared {
+                    let schema = match get("schemaVersion") {
+                        Some(Json::Str(s)) => Some(s.as_str()),
+                        _ => None,
+                    };
+                    if schema != Some("v1") {
+                        // OME's parser refuses any other schema; its exact text is not
+                        // known, only the reason (SEMANTICS.md#admission).
+                        Some(format!(
+                            "migration request {uuid}: unsupported schemaVersion {} (UnsupportedSchemaVersion)",
+                            go::quote(schema.unwrap_or(""))
+                        ))
+                    } else if !declared {
                         Some(format!(
                             "migration request {uuid}: component {} does not exist on this InferenceService",
                             go::quote(component)
@@ -422,7 +442,8 @@ fn ready_policy_none(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 
 /// ISVC-07: OME's own name format (stricter than the API server's).
 fn name(f: &mut Findings<'_>, root: &Node, name: &str) {
-    if valid_name(name) {
+    // The API server's own rule comes first (CRD-19); OME's is stricter.
+    if !f.subdomain_name(root) || valid_name(name) {
         return;
     }
     let pos = root.at(&["metadata", "name"]).map_or(f.fallback, |n| n.pos);

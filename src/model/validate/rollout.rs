@@ -26,13 +26,38 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && b[b.len() - 1] != b'-'
 }
 
-/// ISVC-27..30: rollout groups. Every group member must be OMENative, which ome-render does
-/// not render, so a group OME admits is an ome-render error too.
+/// A rollout group's component names, with their nodes.
+fn members(group: &Node) -> Vec<(String, &Node)> {
+    group
+        .get("components")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|m| m.as_str().map(|s| (s.to_string(), m)))
+        .collect()
+}
+
+/// ISVC-27..30: rollout groups. Every member of a group must be a declared OMENative
+/// component, which ome-render does not render, so a group OME admits is an ome-render
+/// error too (its component's OMENative mode).
 pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
     let Some(groups) = spec.at(&["rollout", "groups"]).and_then(Node::as_seq) else {
         return;
     };
     let spec_mode = spec.str_at(&["deploymentMode"]);
+    let reject = |f: &mut Findings<'_>, pos, field: &str, message: String| {
+        let d = f
+            .error(CODE, pos, field, message)
+            .help("rollout groups pace OMENative components only; remove the group (a RawDeployment component rolls with its Deployment's strategy)");
+        f.push(d);
+    };
+    let declared = |name: &str| {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == name)
+            .and_then(|r| present(spec, r.as_str()))
+    };
+    let mut seen: Vec<(String, usize)> = Vec::new();
     for (i, group) in groups.iter().enumerate() {
         let gp = format!("spec.rollout.groups[{i}]");
         if let Some(policy) = present(group, "policyRef") {
@@ -48,47 +73,91 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
                 .help("RolloutPolicy is alpha and off by default; write the progression inline");
             f.push(d);
         }
-        let kind = if present(group, "canary").is_some() {
-            Some(("canary", "CanaryRequiresOMENative"))
-        } else if present(group, "blueGreen").is_some() || present(group, "rollingUpdate").is_some()
-        {
-            Some(("coordination", "CoordinationRequiresOMENative"))
-        } else {
-            None
-        };
-        let Some((what, reason)) = kind else { continue };
-        for member in group
-            .get("components")
-            .and_then(Node::as_seq)
-            .unwrap_or(&[])
-        {
-            let Some(name) = member.as_str() else {
+        let field = format!("{gp}.components");
+        // A component in two groups (any kind).
+        for (name, node) in members(group) {
+            if let Some((_, prev)) = seen.iter().find(|(n, _)| *n == name) {
+                reject(
+                    f,
+                    node.pos,
+                    &field,
+                    format!(
+                        "spec.rollout.groups: component {} appears in groups[{prev}] and groups[{i}] (DuplicateComponentInCoordinationGroups)",
+                        super::go::quote(&name)
+                    ),
+                );
+            } else {
+                seen.push((name, i));
+            }
+        }
+        if present(group, "canary").is_some() {
+            for (name, node) in members(group) {
+                let q = super::go::quote(&name);
+                let message = if !Role::ALL.iter().any(|r| r.as_str() == name) {
+                    format!(
+                        "{gp}: canary component {q} is not one of router/engine/decoder (CanaryInvalid)"
+                    )
+                } else if let Some(component) = declared(&name) {
+                    let mode = admission_mode(component, spec_mode);
+                    if mode == "OMENative" {
+                        // OME accepts it; the component itself is an ome-render error.
+                        continue;
+                    }
+                    format!(
+                        "{gp}: component {q} has deploymentMode={}; canary requires OMENative (CanaryRequiresOMENative)",
+                        super::go::quote(mode)
+                    )
+                } else {
+                    format!(
+                        "{gp}: canary component {q} is not declared on the InferenceService (CanaryInvalid)"
+                    )
+                };
+                reject(f, node.pos, &field, message);
+            }
+            continue;
+        }
+        // blueGreen, rollingUpdate, or no progression: the coordination rules.
+        let mut undeclared = Vec::new();
+        for (name, node) in members(group) {
+            let q = super::go::quote(&name);
+            if !Role::ALL.iter().any(|r| r.as_str() == name) {
+                reject(
+                    f,
+                    node.pos,
+                    &field,
+                    format!(
+                        "{gp}: component {q} is not one of router/engine/decoder (InvalidComponentInCoordinationGroup)"
+                    ),
+                );
                 continue;
-            };
-            let Some(role) = Role::ALL.into_iter().find(|r| r.as_str() == name) else {
-                continue;
-            };
-            let Some(component) = present(spec, role.as_str()) else {
+            }
+            let Some(component) = declared(&name) else {
+                undeclared.push(q);
                 continue;
             };
             let mode = admission_mode(component, spec_mode);
-            if mode == "OMENative" {
-                // OME accepts it; the component itself is an ome-render error.
-                continue;
-            }
-            let d = f
-                .error(
-                    CODE,
-                    member.pos,
-                    &format!("{gp}.components"),
+            if mode != "OMENative" {
+                reject(
+                    f,
+                    node.pos,
+                    &field,
                     format!(
-                        "{gp}: component {} has deploymentMode={}; {what} requires OMENative ({reason})",
-                        super::go::quote(name),
+                        "{gp}: component {q} has deploymentMode={}; coordination requires OMENative (CoordinationRequiresOMENative)",
                         super::go::quote(mode)
                     ),
-                )
-                .help("rollout groups pace OMENative rollouts only; remove the group (a RawDeployment component rolls with its Deployment's strategy)");
-            f.push(d);
+                );
+            }
+        }
+        if !undeclared.is_empty() {
+            reject(
+                f,
+                group.get("components").map_or(group.pos, |n| n.pos),
+                &field,
+                format!(
+                    "{gp}: component(s) {} not declared on the InferenceService (OrphanCoordinationGroup)",
+                    undeclared.join(", ")
+                ),
+            );
         }
     }
 }

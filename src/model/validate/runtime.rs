@@ -17,10 +17,18 @@ const SCHEMA: Code = Code::InvalidField;
 /// Every admission problem of the runtime `root` (with the preset applied).
 pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
+    f.subdomain_name(root);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;
     };
     formats_schema(&mut f, spec);
+    if let Some(req) = present(spec, "acceleratorRequirements") {
+        for key in ["minMemory", "minComputePerformanceTFLOPS"] {
+            if let Some(n) = present(req, key) {
+                f.minimum(SCHEMA, n, &format!("spec.acceleratorRequirements.{key}"), 0);
+            }
+        }
+    }
     if let Some(policy) = present(spec, "scalingPolicy") {
         scaling_policy_schema(&mut f, policy, "spec.scalingPolicy");
     }
@@ -93,6 +101,27 @@ fn formats_schema(f: &mut Findings<'_>, spec: &Node) {
         }
         if let Some(p) = present(entry, "priority") {
             f.minimum(SCHEMA, p, &format!("{path}.priority"), 1);
+        }
+        let configs = entry.get("acceleratorConfig").and_then(Node::as_map);
+        for (class, config) in configs.into_iter().flat_map(|m| m.iter()) {
+            let cp = format!("{path}.acceleratorConfig.{class}");
+            if let Some(n) = present(config, "minMemoryPerBillionParams") {
+                f.minimum(SCHEMA, n, &format!("{cp}.minMemoryPerBillionParams"), 0);
+            }
+            for key in [
+                "tensorParallelSize",
+                "pipelineParallelSize",
+                "dataParallelSize",
+            ] {
+                if let Some(n) = config.at(&["tensorParallelismOverride", key]) {
+                    f.minimum(
+                        SCHEMA,
+                        n,
+                        &format!("{cp}.tensorParallelismOverride.{key}"),
+                        0,
+                    );
+                }
+            }
         }
     }
 }
