@@ -108,6 +108,8 @@ fn accelerator<'a>(
             config: best_entry.and_then(|e| e.accelerator_config(&class.name)),
         }),
         Ok(ClassChoice::NoClass(_)) => Ok(Accelerator::default()),
+        // The CRD's enum, reported by admission (which stops the render).
+        Err(ClassError::UnknownPolicy { .. }) => Ok(Accelerator::default()),
         Err(e) => {
             let (code, at, field) = match &e {
                 ClassError::NotLoaded {
@@ -324,7 +326,8 @@ pub(crate) fn resolve<'a>(
                 format!("spec.runtime.revision \"{revision}\" pins a runtime revision, which ome-render does not read yet"),
             )
             .at(isvc.runtime.as_ref().map_or(isvc.pos, |r| r.pos))
-            .field("spec.runtime.revision"),
+            .field("spec.runtime.revision")
+            .help("remove spec.runtime.revision to render the runtime as it is in the inputs"),
         );
         return None;
     }

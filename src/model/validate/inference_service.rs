@@ -81,6 +81,9 @@ pub(crate) fn check(root: &Node, isvc: &InferenceService) -> Vec<Diagnostic> {
     f.diags
 }
 
+/// The accelerator selection policies of the CRD (CRD-10).
+const ACCELERATOR_POLICIES: &[&str] = &["BestFit", "Cheapest", "MostCapable", "FirstAvailable"];
+
 /// The CRD schema's checks of the fields ome-render reads (the API server runs them before
 /// any webhook).
 fn schema(f: &mut Findings<'_>, spec: &Node) {
@@ -130,6 +133,15 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
             integer(f, w, "size", &format!("spec.{role}.worker"));
         }
     }
+    if let Some(selector) = present(spec, "acceleratorSelector") {
+        f.enum_field(
+            SCHEMA,
+            selector,
+            "policy",
+            "spec.acceleratorSelector",
+            ACCELERATOR_POLICIES,
+        );
+    }
     for key in ["model", "runtime"] {
         if let Some(r) = present(spec, key).filter(|r| r.as_map().is_some())
             && r.get("name").is_none()
@@ -162,6 +174,15 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
                 &path,
                 &["Preferred", "Required"],
             );
+            if let Some(o) = present(c, "acceleratorOverride") {
+                f.enum_field(
+                    SCHEMA,
+                    o,
+                    "policy",
+                    &format!("{path}.acceleratorOverride"),
+                    ACCELERATOR_POLICIES,
+                );
+            }
         }
         if let Some(lc) = present(c, "lifecycle") {
             let lp = format!("{path}.lifecycle");
