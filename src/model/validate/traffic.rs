@@ -59,8 +59,7 @@ const PASSTHROUGH: &[&str] = &["ome.io/btp.", "ome.io/dr."];
 pub(crate) fn closest_traffic_annotation(key: &str) -> Option<&'static str> {
     KNOWN
         .iter()
-        .map(|(k, _)| (go::levenshtein(key, k), *k))
-        .filter(|(d, _)| *d <= 2)
+        .filter_map(|(k, _)| go::levenshtein_within(key, k, 2).map(|d| (d, *k)))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
 }
