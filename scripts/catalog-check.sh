@@ -75,7 +75,8 @@ validate=target/python-tools/bin/kubernetes-validate   # installed by `cargo tes
 if [ -n "$validate" ]; then
   # ScaledObjects and LeaderWorkerSets have no schema in kubernetes-validate: crds.py checks
   # them, and turns the LeaderWorkerSets' pod templates into PodTemplates for it.
-  python=$(dirname "$validate")/python
+  python=$(dirname "$validate")/python   # the tools' environment (PyYAML, jsonschema)
+  [ -x "$python" ] || python=python3
   "$python" tests/integration/crds.py <"$work/all.yaml" >"$work/checked.yaml" 2>"$work/crds.txt" \
     || { head -20 "$work/crds.txt"; exit 1; }
   "$validate" --strict -k 1.33.0 "$work/checked.yaml" >"$work/validate.txt" 2>&1 || { grep -v "^INFO" "$work/validate.txt" | head -20; exit 1; }
