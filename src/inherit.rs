@@ -176,7 +176,8 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
                 )
                 .at(runtime.pos)
                 .object(runtime.object.clone())
-                .field("spec.disabled"),
+                .field("spec.disabled")
+                .help("add `disabled: true` to the profile's spec: runtimes inherit from it with ome.io/inherit-from"),
             );
         }
         if runtime.inherit_from.is_none() {

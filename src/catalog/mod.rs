@@ -10,7 +10,7 @@ pub(crate) mod preset;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::load::Object;
-use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope, validate};
 use crate::revision::Revision;
 use crate::revision::lock::Lock;
 use rayon::prelude::*;
@@ -208,13 +208,17 @@ pub(crate) fn build(
                 isvc_objects.push(obj);
                 continue;
             }
-            "BaseModel" => {
-                let m = BaseModel::read(&obj, Some(ns()), &mut diags);
-                catalog.models.insert((ns(), obj.name.clone()), m);
-            }
-            "ClusterBaseModel" => {
-                let m = BaseModel::read(&obj, None, &mut diags);
-                catalog.cluster_models.insert(obj.name.clone(), m);
+            "BaseModel" | "ClusterBaseModel" => {
+                let cluster = obj.kind == "ClusterBaseModel";
+                let m = BaseModel::read(&obj, (!cluster).then(ns), &mut diags);
+                diags.extend(validate::base_model::check(
+                    &obj.root, &m.object, m.pos, cluster,
+                ));
+                if cluster {
+                    catalog.cluster_models.insert(obj.name.clone(), m);
+                } else {
+                    catalog.models.insert((ns(), obj.name.clone()), m);
+                }
             }
             "ServingRuntime" | "ClusterServingRuntime" => {
                 preset::apply(&mut obj, &mut diags);
@@ -229,6 +233,7 @@ pub(crate) fn build(
                 };
                 let namespace = (scope == Scope::Namespaced).then(ns);
                 let r = Runtime::read(&obj, scope, namespace.clone(), &mut diags);
+                diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
                 match namespace {
                     Some(ns) => catalog.runtimes.insert((ns, obj.name.clone()), r),
                     None => catalog.cluster_runtimes.insert(obj.name.clone(), r),
@@ -236,6 +241,11 @@ pub(crate) fn build(
             }
             "AcceleratorClass" => {
                 let c = AcceleratorClass::read(&obj, &mut diags);
+                diags.extend(validate::accelerator_class::check(
+                    &obj.root,
+                    &obj.object_ref(),
+                    crate::model::name_pos(&obj.root),
+                ));
                 catalog.accelerator_classes.insert(obj.name.clone(), c);
             }
             _ => {}
@@ -247,7 +257,8 @@ pub(crate) fn build(
         .par_iter()
         .map(|obj| {
             let mut d = Vec::new();
-            let isvc = InferenceService::read(obj, default_namespace, &mut d);
+            let mut isvc = InferenceService::read(obj, default_namespace, &mut d);
+            isvc.admission = validate::inference_service::check(&obj.root, &isvc);
             d.extend(crate::model::schema::check_inference_service(
                 &obj.root,
                 &obj.object_ref(),

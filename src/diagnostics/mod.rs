@@ -140,6 +140,21 @@ pub(crate) enum Code {
     ModelConfigSkipped,
     /// `model-metadata --write` cannot merge the fields into the file.
     ModelFileWrite,
+    /// OME's InferenceService webhook admits the object with this warning
+    /// (SEMANTICS.md#admission).
+    AdmissionWarning,
+    /// OME's ServingRuntime or ClusterServingRuntime webhook rejects the runtime
+    /// (SEMANTICS.md#admission).
+    RuntimeInvalid,
+    /// OME's BaseModel or ClusterBaseModel webhook (or the API server's schema) rejects the
+    /// model (SEMANTICS.md#admission).
+    ModelInvalid,
+    /// OME admits the InferenceService but its controller fails to reconcile the component,
+    /// so the objects would never be created (SEMANTICS.md#autoscaling).
+    Reconcile,
+    /// A field or annotation OME v1.3 removed or changed in meaning; the help names the v1.3
+    /// replacement (SEMANTICS.md#migration).
+    Migration,
 }
 
 impl Code {
@@ -202,6 +217,11 @@ impl Code {
             Code::ModelMetadataFilled => "ome::model-metadata::filled",
             Code::ModelConfigSkipped => "ome::model-metadata::skipped",
             Code::ModelFileWrite => "ome::model-metadata::write",
+            Code::AdmissionWarning => "ome::isvc::warning",
+            Code::RuntimeInvalid => "ome::runtime::invalid",
+            Code::ModelInvalid => "ome::model::invalid",
+            Code::Reconcile => "ome::render::reconcile",
+            Code::Migration => "ome::input::migration",
         }
     }
 }

@@ -32,6 +32,10 @@ pub(crate) struct InferenceService {
     pub(crate) decoder_override: Option<AcceleratorSelector>,
     /// `spec.deploymentMode` (v1.3).
     pub(crate) deployment_mode: Option<String>,
+    /// What OME's admission finds wrong with the InferenceService as written
+    /// (`model::validate::inference_service`); reported with the InferenceService's other
+    /// problems.
+    pub(crate) admission: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug)]
@@ -149,35 +153,6 @@ impl InferenceService {
                 pos: m.get("name").map_or(m.pos, |n| n.pos),
             }
         });
-        for (key, what) in [
-            ("fineTunedWeights", "fine-tuned weights"),
-            ("overlays", "model overlays"),
-        ] {
-            if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
-                r.diags.push(
-                    Diagnostic::error(
-                        crate::diagnostics::Code::UnsupportedMode,
-                        format!("{what} (spec.model.{key}) are not rendered by ome-render yet"),
-                    )
-                    .at(n.pos)
-                    .object(object.clone())
-                    .field(format!("spec.model.{key}"))
-                    .help("render this InferenceService with OME's controller, or leave it out of the paths"),
-                );
-            }
-        }
-        if let Some(m) = model.as_ref().filter(|m| m.name.is_empty()) {
-            r.diags.push(
-                Diagnostic::error(
-                    crate::diagnostics::Code::InvalidField,
-                    "spec.model.name is required",
-                )
-                .at(m.pos)
-                .object(object.clone())
-                .field("spec.model.name")
-                .help("name the BaseModel or ClusterBaseModel to serve"),
-            );
-        }
         let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {
             name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
             kind: r.str(m, "kind", "spec.runtime"),
@@ -227,6 +202,7 @@ impl InferenceService {
             decoder,
             router,
             object,
+            admission: Vec::new(),
         }
     }
 

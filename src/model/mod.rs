@@ -14,6 +14,7 @@ pub(crate) mod inference_service;
 pub(crate) mod runtime;
 pub(crate) mod schema;
 pub(crate) mod settings;
+pub(crate) mod validate;
 pub(crate) mod version;
 
 pub(crate) use accelerator_class::AcceleratorClass;

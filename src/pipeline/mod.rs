@@ -125,6 +125,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     } = catalogued;
     lap("load and catalog");
     if failed {
+        // The runtimes' own admission rules (profile, inheritance chain) are reported too, so
+        // that every failing rule shows at once.
+        diags.extend(crate::inherit::resolve_all(&catalog).1);
         crate::diagnostics::sort(&mut diags);
         return Rendering {
             sources,
@@ -153,10 +156,14 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     lap("inherit and index");
     let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = inference_services
         .into_par_iter()
-        .map(|isvc| {
-            let mut d = Vec::new();
+        .map(|mut isvc| {
+            // OME's admission of the InferenceService as written; when it rejects it, the
+            // model and runtime are still resolved (OME's webhook checks them too) but
+            // nothing is rendered.
+            let mut d = std::mem::take(&mut isvc.admission);
+            let admitted = !d.iter().any(Diagnostic::is_error);
             let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
-                Some(resolution) => {
+                Some(resolution) if admitted => {
                     let mut objects =
                         render::render_inference_service(&isvc, &resolution, &settings, &mut d);
                     if let Some(format) = options.serialise {
@@ -164,7 +171,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                     }
                     objects
                 }
-                None => Vec::new(),
+                _ => Vec::new(),
             };
             (objects, d)
         })

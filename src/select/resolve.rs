@@ -110,6 +110,8 @@ fn accelerator<'a>(
             config: best_entry.and_then(|e| e.accelerator_config(&class.name)),
         }),
         Ok(ClassChoice::NoClass(_)) => Ok(Accelerator::default()),
+        // The CRD's enum, reported by admission (which stops the render).
+        Err(ClassError::UnknownPolicy { .. }) => Ok(Accelerator::default()),
         Err(e) => {
             let (code, at, field) = match &e {
                 ClassError::NotLoaded {
@@ -167,6 +169,10 @@ fn resolve_model<'a>(
     let Some(model_ref) = &isvc.model else {
         return Ok(None);
     };
+    if model_ref.name.is_empty() {
+        // The CRD schema's `spec.model.name: Required value`, reported by admission.
+        return Err(());
+    }
     let ns = &isvc.lookup_namespace;
     let Some(model) = catalog.model(ns, &model_ref.name) else {
         diags.push(
@@ -194,6 +200,28 @@ fn resolve_model<'a>(
             .at(model_ref.pos)
             .field("spec.model.name")
             .related(model.pos, "the model is defined here"),
+        );
+        return Err(());
+    }
+    if model.namespace.is_none()
+        && let Some(uri) = model.storage.storage_uri.as_deref()
+        && let Some(Ok(pvc)) = crate::model::validate::base_model::parse_pvc(uri)
+        && let Some(pvc_ns) = pvc.namespace
+        && pvc_ns != ns
+    {
+        diags.push(
+            error(
+                isvc,
+                Code::InvalidInferenceService,
+                format!(
+                    "ClusterBaseModel \"{}\" references PVC in namespace \"{pvc_ns}\", but InferenceService is in namespace \"{ns}\"; Kubernetes does not allow pods to mount PVCs from another namespace. Either move the InferenceService to namespace \"{pvc_ns}\" or replicate the PVC into namespace \"{ns}\".",
+                    model.name
+                ),
+            )
+            .at(model_ref.pos)
+            .field("spec.model.name")
+            .related(model.pos, "the model is defined here")
+            .help(format!("run the InferenceService in namespace {pvc_ns}, or use a BaseModel over a PVC in namespace {ns}")),
         );
         return Err(());
     }
@@ -276,29 +304,23 @@ pub(crate) fn resolve<'a>(
     resolver: &Resolver<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolution<'a>> {
-    if isvc.model.is_none() && isvc.runtime.is_none() {
-        diags.push(
-            error(
-                isvc,
-                Code::InvalidInferenceService,
-                "at least one of spec.model or spec.runtime must be set",
-            )
-            .at(isvc.pos)
-            .field("spec"),
-        );
+    // Admission reports an InferenceService with neither a model nor a runtime, and a decoder
+    // without an engine (`model::validate::inference_service`).
+    let named = |name: Option<&String>| name.is_some_and(|n| !n.is_empty());
+    if !named(isvc.model.as_ref().map(|m| &m.name))
+        && !named(isvc.runtime.as_ref().map(|r| &r.name))
+    {
         return None;
     }
     if isvc.engine.is_none() {
-        let message = if isvc.decoder.is_some() {
-            "decoder cannot be specified without engine"
-        } else {
-            "engine component is required"
-        };
-        diags.push(
-            error(isvc, Code::InvalidInferenceService, message)
-                .at(isvc.pos)
-                .field("spec.engine"),
-        );
+        if isvc.decoder.is_none() {
+            diags.push(
+                error(isvc, Code::InvalidInferenceService, "engine component is required")
+                    .at(isvc.pos)
+                    .field("spec.engine")
+                    .help("add spec.engine (OME admits an InferenceService without one and creates no workload for it)"),
+            );
+        }
         return None;
     }
     if let Err(d) = pins::admission(isvc) {
@@ -308,7 +330,9 @@ pub(crate) fn resolve<'a>(
     let model = resolve_model(isvc, catalog, diags).ok()?;
     let request = Request::from_inference_service(isvc);
 
-    if let Some(runtime_ref) = isvc.runtime.as_ref() {
+    // An empty runtime name is no runtime, as OME's webhook reads it (a missing one is the
+    // schema's `Required value`, reported by admission).
+    if let Some(runtime_ref) = isvc.runtime.as_ref().filter(|r| !r.name.is_empty()) {
         let mode = pins::mode(runtime_ref);
         let pinned = mode != pins::Mode::AutoSync;
         // The live runtime, with what it inherits. A pinned InferenceService without a model

@@ -190,3 +190,28 @@ fixture!(
     "testdata/model-config/unannotated"
 );
 fixture!(model_config_escape, "testdata/model-config/escape");
+
+// Admission as OME v1.3's schema and webhooks make it (SEMANTICS.md#admission): every
+// InferenceService, runtime and model here is refused, each failing rule with OME's message.
+fixture!(admission_shape, "testdata/admission-shape");
+fixture!(admission_autoscaling, "testdata/admission-autoscaling");
+fixture!(
+    admission_traffic_rollout,
+    "testdata/admission-traffic-rollout"
+);
+fixture!(admission_warnings, "testdata/admission-warnings");
+fixture!(admission_runtimes, "testdata/admission-runtimes");
+fixture!(admission_models, "testdata/admission-models");
+
+// Autoscaling, budgets and KEDA as OME v1.3 resolves them (SEMANTICS.md#autoscaling).
+fixture!(autoscaling, "testdata/autoscaling");
+fixture!(autoscaling_errors, "testdata/autoscaling-errors");
+fixture!(replica_defaults, "testdata/replica-defaults");
+fixture!(keda, "testdata/keda");
+fixture!(keda_refused, "testdata/keda-refused");
+
+// LeaderWorkerSets (SEMANTICS.md#objects) and the v1.2.2 → v1.3 migration lint
+// (SEMANTICS.md#migration).
+fixture!(multinode, "testdata/multinode");
+fixture!(migration, "testdata/migration", "--verbose", "{}");
+fixture!(migration_strict, "testdata/migration", "--strict", "{}");

@@ -44,7 +44,7 @@ fn json(n: Option<&Node>) -> String {
     n.map_or("-".to_string(), crate::yaml::emit::to_json_string)
 }
 
-const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: llama-3-2-3b-instruct}\nspec:\n  modelFormat: {name: safetensors, version: \"1.0.0\"}\n  modelFramework: {name: transformers, version: \"4.45.0.dev0\"}\n  modelArchitecture: LlamaForCausalLM\n  modelParameterSize: 3.21B\n  storage: {path: /raid/models/llama}\n";
+const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: llama-3-2-3b-instruct}\nspec:\n  modelFormat: {name: safetensors, version: \"1.0.0\"}\n  modelFramework: {name: transformers, version: \"4.45.0.dev0\"}\n  modelArchitecture: LlamaForCausalLM\n  modelParameterSize: 3.21B\n  storage: {storageUri: \"hf://meta-llama/Llama-3.2-3B-Instruct\", path: /raid/models/llama}\n";
 
 /// The docs' profile (`sglang-profile`, a ClusterServingRuntime).
 const PROFILE: &str = r#"apiVersion: ome.io/v1beta1
@@ -388,7 +388,7 @@ fn vector_12_value_and_value_from() {
 /// excluded for lacking them; named, it uses the merged spec.
 #[test]
 fn vector_13_auto_selection_ignores_inheritance() {
-    let class = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: nvidia-h100}\nspec:\n  discovery: {nodeSelector: {gpu: h100}}\n";
+    let class = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: nvidia-h100}\nspec:\n  discovery: {nodeSelector: {gpu: h100}}\n  capabilities: {memoryGB: 80Gi}\n";
     let parent = PROFILE.replace(
         "spec:\n",
         "spec:\n  acceleratorRequirements: {acceleratorClasses: [nvidia-h100]}\n",

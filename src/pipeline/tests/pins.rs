@@ -65,7 +65,7 @@ spec:
   modelFramework: {name: transformers, version: "4.45.0.dev0"}
   modelArchitecture: LlamaForCausalLM
   modelParameterSize: 3.21B
-  storage: {path: /raid/models/llama}
+  storage: {storageUri: "hf://meta-llama/Llama-3.2-3B-Instruct", path: /raid/models/llama}
 "#;
 
 /// A ControllerRevision as OME writes it, of the runtime with `--mem-frac` `mem_frac`.
