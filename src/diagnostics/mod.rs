@@ -86,6 +86,17 @@ pub(crate) enum Code {
     KindUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
+    /// A rendered object contains `${`, which Flux's post-build substitution would rewrite
+    /// (SEMANTICS.md#choice-flux-substitution).
+    FluxSubstitution,
+    /// `render --check`: the committed render differs from a fresh one
+    /// (SEMANTICS.md#check).
+    StaleOutput,
+    /// The KRM function's standard input is not a ResourceList it can read
+    /// (SEMANTICS.md#krm-function).
+    KrmResourceList,
+    /// The KRM function's `functionConfig` is invalid (SEMANTICS.md#krm-function).
+    KrmFunctionConfig,
 }
 
 impl Code {
@@ -121,6 +132,10 @@ impl Code {
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
+            Code::FluxSubstitution => "ome::output::flux-substitution",
+            Code::StaleOutput => "ome::output::stale",
+            Code::KrmResourceList => "ome::krm::resource-list",
+            Code::KrmFunctionConfig => "ome::krm::function-config",
         }
     }
 }

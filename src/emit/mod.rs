@@ -9,7 +9,9 @@
 
 pub(crate) mod checks;
 pub(crate) mod kinds;
+pub(crate) mod krm;
 pub(crate) mod order;
+pub(crate) mod stale;
 
 use crate::rendered::{Body, Rendered};
 use crate::yaml::Node;
@@ -133,6 +135,13 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
     w.flush()
 }
 
+/// Writes text that is no object (the diff of `render --check`) to standard output.
+pub(crate) fn write_text(text: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()
+}
+
 /// Writes the objects to `target`.
 pub(crate) fn write(
     target: &Target,
@@ -191,6 +200,10 @@ fn parent_and_base(path: &Path) -> (PathBuf, String) {
 /// The file that marks a directory as ome-render's output, so it can be replaced safely.
 pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
 
+/// What [`OUTPUT_MARKER`] holds.
+const OUTPUT_MARKER_TEXT: &str =
+    "written by ome-render; the whole directory is replaced on each run\n";
+
 /// An object's file name in an output directory, kustomize's `-o DIR` name with the
 /// namespace always written: `[<namespace>_]<group>_<version>_<kind>_<name>.<yaml|json>`,
 /// lower-cased. It depends on the object alone, so adding an object never renames another's
@@ -243,11 +256,7 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {
-        std::fs::write(
-            &marker,
-            "written by ome-render; the whole directory is replaced on each run\n",
-        )
-        .map_err(|e| fail("cannot write", &marker, e))
+        std::fs::write(&marker, OUTPUT_MARKER_TEXT).map_err(|e| fail("cannot write", &marker, e))
     });
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);

@@ -9,9 +9,12 @@
     reason = "the loader is the one module that reads files"
 )]
 
+mod committed;
 mod discover;
+pub(crate) mod krm;
 mod objects;
 
+pub(crate) use committed::{Committed, read_committed};
 pub(crate) use discover::{Input, LoadOptions};
 pub(crate) use objects::{Object, SETTINGS_FILE};
 
@@ -19,6 +22,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
 use crate::yaml::Node;
 use rayon::prelude::*;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Everything read from the inputs.
@@ -48,20 +52,56 @@ pub(crate) fn load(
     options: &LoadOptions,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Loaded, LoadError> {
+    load_more(Loaded::default(), options, stdin)
+}
+
+/// Reads and parses everything `options` names after what `base` holds: its sources keep
+/// their numbers, its objects come first. The KRM function loads a generator's paths after
+/// the ResourceList this way.
+pub(crate) fn load_more(
+    base: Loaded,
+    options: &LoadOptions,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Loaded, LoadError> {
     let discovered = discover::discover(options)?;
-    let mut diags = discovered.diags;
+    load_discovered(base, discovered, stdin)
+}
+
+/// Reads only the settings file after what `base` holds: `settings` when given, else
+/// `ome-render.yaml` in the current directory, as for `-` (SEMANTICS.md#settings).
+pub(crate) fn load_settings(base: Loaded, settings: Option<PathBuf>) -> Result<Loaded, LoadError> {
+    let discovered = discover::settings_only(settings)?;
+    load_discovered(base, discovered, &mut || Ok(String::new()))
+}
+
+/// The note that no settings file was found where it was looked for.
+fn defaults_note(looked_at: &str) -> Diagnostic {
+    Diagnostic::note(
+        Code::SettingsDefaults,
+        format!(
+            "no settings file at {looked_at}: OME's shipped controller settings apply \
+             (terminationGracePeriodSeconds 600, ingress.disableIngressCreation true, \
+             autoscaling.targetUtilizationPercentage 80, acceleratorResources [nvidia.com/gpu])"
+        ),
+    )
+    .help("to render for a cluster whose OME settings differ, write them in that file or pass --settings FILE")
+}
+
+fn load_discovered(
+    base: Loaded,
+    discovered: discover::Discovered,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Loaded, LoadError> {
+    let Loaded {
+        mut sources,
+        objects: base_objects,
+        settings: _,
+        diags: mut base_diags,
+    } = base;
+    base_diags.extend(discovered.diags);
+    let mut diags = base_diags;
     if let Some(looked_at) = &discovered.settings_looked_for {
-        diags.push(
-            Diagnostic::note(
-                Code::SettingsDefaults,
-                format!(
-                    "no settings file at {looked_at}: OME's shipped controller settings apply \
-                     (terminationGracePeriodSeconds 600, ingress.disableIngressCreation true, \
-                     autoscaling.targetUtilizationPercentage 80, acceleratorResources [nvidia.com/gpu])"
-                ),
-            )
-            .help("to render for a cluster whose OME settings differ, write them in that file or pass --settings FILE"),
-        );
+        diags.push(defaults_note(looked_at));
     }
     // The settings file first, then the inputs in walk order.
     let inputs: Vec<Input> = discovered
@@ -85,7 +125,6 @@ pub(crate) fn load(
         })
         .collect();
 
-    let mut sources = Sources::new();
     let mut files = Vec::with_capacity(texts.len());
     for (input, bytes) in texts {
         let bytes = bytes.map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?;
@@ -113,7 +152,13 @@ pub(crate) fn load(
         }
     }
 
-    Ok(parse_files(sources, files, diags))
+    let mut loaded = parse_files(sources, files, diags);
+    if !base_objects.is_empty() {
+        let mut objects = base_objects;
+        objects.append(&mut loaded.objects);
+        loaded.objects = objects;
+    }
+    Ok(loaded)
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file

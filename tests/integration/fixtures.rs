@@ -93,3 +93,7 @@ fixture!(class_missing, "testdata/class-missing");
 
 // Errors.
 fixture!(errors, "testdata/errors");
+
+// Inside the GitOps tools: orchestrators' bookkeeping annotations never reach a rendered
+// object.
+fixture!(bookkeeping_annotations, "testdata/bookkeeping-annotations");
