@@ -16,7 +16,7 @@ use crate::cli::GlobalArgs;
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, Severity};
 use crate::emit::{self, Format};
-use crate::load::krm::{RESOURCE_LIST_SOURCE, resource_list};
+use crate::load::krm::resource_list;
 use crate::load::{self, LoadOptions, Loaded, Object};
 use crate::map;
 use crate::model::fields::Reader;
@@ -239,6 +239,8 @@ struct Origins {
     /// (start, index into `list`), sorted by start.
     starts: Vec<(Pos, usize)>,
     by_object: HashMap<ObjectRef, usize>,
+    /// Sources below this number are the ResourceList and its items.
+    list_sources: u32,
 }
 
 /// The first of `keys` among an object's annotations.
@@ -249,8 +251,18 @@ fn annotation<'a>(root: &'a Node, keys: &[&str]) -> Option<&'a str> {
 }
 
 impl Origins {
-    fn of(objects: &[Object], function_config: Option<&Node>, sources: &Sources) -> Origins {
-        let mut origins = Origins::default();
+    /// The origins of `objects`; those in a source below `list_sources` are items of the
+    /// ResourceList.
+    fn of(
+        objects: &[Object],
+        function_config: Option<&Node>,
+        sources: &Sources,
+        list_sources: u32,
+    ) -> Origins {
+        let mut origins = Origins {
+            list_sources,
+            ..Origins::default()
+        };
         let add = |origins: &mut Origins, root: &Node, origin: Origin| {
             let i = origins.list.len();
             origins.starts.push((root.pos, i));
@@ -258,8 +270,7 @@ impl Origins {
             origins.list.push(origin);
         };
         for o in objects {
-            // The ResourceList is the first source of a run.
-            let from_list = o.root.pos.file == 0;
+            let from_list = o.root.pos.file < list_sources;
             let (path, index) = if from_list {
                 (
                     annotation(
@@ -388,8 +399,8 @@ fn result(d: &Diagnostic, origins: &Origins, sources: &Sources) -> Node {
         .or_else(|| {
             // A problem in a file a generator read, outside any object.
             d.pos
+                .filter(|p| p.file >= origins.list_sources)
                 .and_then(|p| sources.path(p))
-                .filter(|p| *p != RESOURCE_LIST_SOURCE)
                 .map(|p| (p.to_string(), None))
         });
     if let Some((path, index)) = file {
@@ -428,11 +439,7 @@ fn failed(
         .filter(|d| !(global.quiet && d.severity == Severity::Note))
         .map(|d| result(d, origins, sources))
         .collect();
-    match stdout_written(emit::krm::write_stdout(&emit::krm::resource_list(
-        &[],
-        &[],
-        &results,
-    ))) {
+    match stdout_written(emit::krm::write_stdout(&[], &[], &results)) {
         ExitStatus::Success => ExitStatus::InputErrors,
         other => other,
     }
@@ -457,11 +464,13 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
     let config = FunctionConfig::read(list.function_config.as_ref(), &mut config_diags);
     let global = config.global(global);
     let opaque = list.opaque;
+    let list_sources = list.sources;
     let mut loaded = list.loaded;
     let origins_now = Origins::of(
         &loaded.objects,
         list.function_config.as_ref(),
         &loaded.sources,
+        list_sources,
     );
     if config_diags.iter().any(Diagnostic::is_error) {
         loaded.diags.extend(config_diags);
@@ -495,6 +504,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         &loaded.objects,
         list.function_config.as_ref(),
         &loaded.sources,
+        list_sources,
     );
     if let Some(settings) = &loaded.settings
         && settings.str_at(&["kind"]) == Some(CONFIG_KIND)
@@ -524,7 +534,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             .unwrap_or_else(|| "default".to_string()),
         keep_ome: config.keep_ome,
         kinds: config.kinds.clone(),
-        serialise: Some(Format::Yaml),
+        serialise: Some(Format::ResourceListItem),
         allow_empty: true,
         keep_passthrough: true,
         ..Options::default()
@@ -577,11 +587,13 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         .filter(|d| !(global.quiet && d.severity == Severity::Note))
         .map(|d| result(d, &origins, &rendering.sources))
         .collect();
-    let out = emit::krm::resource_list(&rendering.objects, &opaque, &results);
-    let status = stdout_written(emit::krm::write_stdout(&out));
+    let status = stdout_written(emit::krm::write_stdout(
+        &rendering.objects,
+        &opaque,
+        &results,
+    ));
     // As `render`: the process ends right away, freeing the trees would only cost time.
     std::mem::forget(rendering);
-    std::mem::forget(out);
     status
 }
 
@@ -659,14 +671,16 @@ mod tests {
     fn results_name_the_item_and_its_file() {
         let text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '2'\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata:\n    name: b\n    namespace: ns\n    annotations:\n      kustomize.config.k8s.io/id: x\n  spec: {}\n";
         let list = resource_list(text.to_string());
-        let origins = Origins::of(&list.loaded.objects, None, &list.loaded.sources);
-        let at = |line| Pos {
-            file: 0,
-            line,
-            col: 4,
-        };
+        let origins = Origins::of(
+            &list.loaded.objects,
+            None,
+            &list.loaded.sources,
+            list.sources,
+        );
+        // Each item is a source of its own: the ConfigMap 1, the InferenceService 2.
+        let at = |file, line| Pos { file, line, col: 4 };
         let d = Diagnostic::error(Code::InvalidField, "bad")
-            .at(at(7))
+            .at(at(1, 4))
             .field("metadata.name");
         let r = result(&d, &origins, &list.loaded.sources);
         assert_eq!(r.str_at(&["resourceRef", "kind"]), Some("ConfigMap"));
@@ -676,7 +690,7 @@ mod tests {
         assert_eq!(r.str_at(&["message"]), Some("bad"));
         // kustomize sends no path: the result names the object only.
         let d = Diagnostic::warning(Code::InvalidField, "w")
-            .at(at(17))
+            .at(at(2, 7))
             .object(ObjectRef {
                 kind: "Deployment".into(),
                 namespace: Some("ns".into()),
@@ -689,7 +703,11 @@ mod tests {
         );
         assert_eq!(r.str_at(&["resourceRef", "namespace"]), Some("ns"));
         assert_eq!(r.str_at(&["severity"]), Some("warning"));
-        assert!(r.get("file").is_none());
+        assert!(
+            r.get("file").is_none(),
+            "{}",
+            crate::yaml::emit::to_yaml_string(&r)
+        );
         assert_eq!(r.str_at(&["message"]), Some("Deployment/ns/b-engine: w"));
         // Without a position, by the object it names.
         let d = Diagnostic::note(Code::InvalidField, "n").object(ObjectRef {

@@ -2,77 +2,59 @@
 //! ResourceList on standard output, its `items` the objects in output order, then the items
 //! passed through as they came, and its `results`.
 //!
-//! Each object is already serialised as a YAML document; it becomes an item of the block
-//! sequence by prefixing its first line with `- ` and every other non-empty line with two
-//! spaces. That keeps every value, literal blocks included (their content moves with their
-//! key, and an empty line stays empty).
+//! The pipeline serialises each object as a ResourceList item already
+//! ([`Format::ResourceListItem`], in its render task), so the list is written by
+//! concatenation, streamed to standard output.
 
 use super::{Format, bytes};
 use crate::rendered::Rendered;
 use crate::yaml::Node;
-use crate::yaml::emit::write_yaml;
+use crate::yaml::emit::write_yaml_item;
 use std::io::{self, Write};
 
-/// Appends one YAML document as an item of a top-level block sequence.
-fn push_item(document: &[u8], out: &mut Vec<u8>) {
-    let mut first = true;
-    for line in document.split_inclusive(|&b| b == b'\n') {
-        if first {
-            out.extend_from_slice(b"- ");
-            first = false;
-        } else if line != b"\n" {
-            out.extend_from_slice(b"  ");
-        }
-        out.extend_from_slice(line);
-    }
-    if !out.ends_with(b"\n") {
-        out.push(b'\n');
-    }
-}
-
-/// The ResourceList: `objects` (serialised as YAML or not yet), then `opaque` items, then
-/// `results` (none: no `results` key).
-pub(crate) fn resource_list(objects: &[Rendered], opaque: &[Node], results: &[Node]) -> Vec<u8> {
-    let size: usize = objects
-        .iter()
-        .map(|o| match &o.body {
-            crate::rendered::Body::Bytes(b) => b.len() + b.len() / 16,
-            crate::rendered::Body::Tree(_) => 2048,
-        })
-        .sum();
-    let mut out = Vec::with_capacity(size + 256);
-    out.extend_from_slice(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n");
+/// Writes the ResourceList: `objects`, then `opaque` items, then `results` (none: no
+/// `results` key).
+fn write_list(
+    objects: &[Rendered],
+    opaque: &[Node],
+    results: &[Node],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut w = io::BufWriter::with_capacity(1 << 20, out);
+    w.write_all(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n")?;
     if objects.is_empty() && opaque.is_empty() {
-        out.extend_from_slice(b"items: []\n");
+        w.write_all(b"items: []\n")?;
     } else {
-        out.extend_from_slice(b"items:\n");
+        w.write_all(b"items:\n")?;
         for o in objects {
-            push_item(&bytes(o, Format::Yaml), &mut out);
+            w.write_all(&bytes(o, Format::ResourceListItem))?;
         }
-        let mut doc = Vec::new();
-        for item in opaque {
-            doc.clear();
-            write_yaml(item, &mut doc);
-            push_item(&doc, &mut out);
+        let mut item = Vec::new();
+        for node in opaque {
+            item.clear();
+            write_yaml_item(node, &mut item);
+            w.write_all(&item)?;
         }
     }
     if !results.is_empty() {
-        out.extend_from_slice(b"results:\n");
-        let mut doc = Vec::new();
+        w.write_all(b"results:\n")?;
+        let mut item = Vec::new();
         for r in results {
-            doc.clear();
-            write_yaml(r, &mut doc);
-            push_item(&doc, &mut out);
+            item.clear();
+            write_yaml_item(r, &mut item);
+            w.write_all(&item)?;
         }
     }
-    out
+    w.flush()
 }
 
 /// Writes the ResourceList to standard output.
-pub(crate) fn write_stdout(list: &[u8]) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(list)?;
-    stdout.flush()
+pub(crate) fn write_stdout(
+    objects: &[Rendered],
+    opaque: &[Node],
+    results: &[Node],
+) -> io::Result<()> {
+    write_list(objects, opaque, results, &mut io::stdout().lock())
 }
 
 #[cfg(test)]
@@ -85,14 +67,13 @@ mod tests {
     fn items_keep_their_values_literal_blocks_included() {
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  script: |\n    one\n\n      two\n  keep: |+\n    x\n\n\n  list:\n  - 1\n  - nested:\n    - b\n";
         let doc = parse_stream(text, 0).unwrap().remove(0).root;
-        let mut serialised = Vec::new();
-        write_yaml(&doc, &mut serialised);
         let mut o = Rendered::new(doc.clone(), None, Pos::NONE);
-        o.body = crate::rendered::Body::Bytes(serialised);
+        crate::emit::serialise(&mut o, Format::ResourceListItem);
         let mut result = Map::new();
         result.insert("message", Node::str("a\nmulti-line: message"));
         result.insert("severity", Node::str("warning"));
-        let out = resource_list(&[o], &[Node::str("opaque")], &[Node::map(result)]);
+        let mut out = Vec::new();
+        write_list(&[o], &[Node::str("opaque")], &[Node::map(result)], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let list = parse_stream(&text, 0).unwrap().remove(0).root;
         let items = list.get("items").and_then(Node::as_seq).unwrap();
@@ -117,7 +98,9 @@ mod tests {
 
     #[test]
     fn no_items_is_an_empty_list() {
-        let text = String::from_utf8(resource_list(&[], &[], &[])).unwrap();
+        let mut out = Vec::new();
+        write_list(&[], &[], &[], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"

@@ -15,7 +15,7 @@ pub(crate) mod stale;
 
 use crate::rendered::{Body, Rendered};
 use crate::yaml::Node;
-use crate::yaml::emit::{write_json_line, write_yaml};
+use crate::yaml::emit::{write_json_line, write_yaml, write_yaml_item};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -30,13 +30,15 @@ pub(crate) enum Format {
     JsonList,
     /// One JSON object per line.
     JsonLines,
+    /// Each object an item of a ResourceList's `items` (the KRM function's output).
+    ResourceListItem,
 }
 
 impl Format {
     /// The extension of one object's file in an output directory.
     fn extension(self) -> &'static str {
         match self {
-            Format::Yaml => "yaml",
+            Format::Yaml | Format::ResourceListItem => "yaml",
             Format::JsonList | Format::JsonLines => "json",
         }
     }
@@ -72,6 +74,7 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
         Format::JsonList | Format::JsonLines => write_json_line(node, out),
+        Format::ResourceListItem => write_yaml_item(node, out),
     }
 }
 
@@ -122,7 +125,7 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
                 w.write_all(if i > 0 { b",\n" } else { b"\n" })?;
                 w.write_all(bytes.strip_suffix(b"\n").unwrap_or(&bytes))?;
             }
-            Format::JsonLines => w.write_all(&bytes)?,
+            Format::JsonLines | Format::ResourceListItem => w.write_all(&bytes)?,
         }
     }
     if format == Format::JsonList {
