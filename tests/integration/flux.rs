@@ -192,3 +192,29 @@ fn a_rendered_dollar_brace_warns_about_flux_substitution() {
     let opted_out = run_in(&dir, &["-q", "--strict", "manifests"], &[], None);
     assert_eq!(opted_out.code, 0, "{}", opted_out.stderr);
 }
+
+#[test]
+fn the_flux_and_argo_cd_examples_are_objects() {
+    // kubernetes-validate has no schemas for Flux's and Argo CD's kinds: check what a reader
+    // of the examples relies on, that every document is an object of the expected kind.
+    let script = "import sys, yaml\nfor path in sys.argv[1:]:\n    for d in yaml.safe_load_all(open(path)):\n        assert d['apiVersion'] and d['metadata']['name'], (path, d)\n        print(d['kind'])\n";
+    let out = std::process::Command::new(crate::support::python_tools().join("python"))
+        .args(["-c", script])
+        .args([
+            "deploy/flux/rendered-manifests.yaml",
+            "deploy/flux/oci-artifact.yaml",
+            "deploy/argocd/application.yaml",
+        ])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "GitRepository\nKustomization\nOCIRepository\nKustomization\nApplication\n"
+    );
+}
