@@ -431,3 +431,28 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
         out.stderr
     );
 }
+
+#[test]
+fn items_not_consumed_come_back_with_every_field_and_annotation() {
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kept\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '1'\n      internal.config.kubernetes.io/id: '7'\n      config.k8s.io/id: '7'\n  data:\n    flag: 'yes'\n    mode: '0644'\n    script: |\n      #!/bin/sh\n      echo ${HOME}\n- apiVersion: v1\n  kind: List\n  items: []\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w, namespace: team}\n  spec: {sizes: [1, 2.5, null, true]}\n";
+    let out = run_with(&["-q", "krm"], &[], Some(list));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let items = |text: &str| -> Vec<String> {
+        let script = "import json, sys, yaml\nfor d in yaml.safe_load(sys.stdin)['items']:\n    print(json.dumps(d, sort_keys=True))\n";
+        let mut child = Command::new(python_tools().join("python"))
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+        let mut lines: Vec<String> = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(items(&out.stdout), items(list));
+    assert_eq!(items(list).len(), 3);
+}
