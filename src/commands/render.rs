@@ -101,6 +101,8 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
 pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
     let mut opts = options(global, &args.paths);
     opts.allow_empty = args.allow_empty;
+    // Serialised as a render would be, so the checks of the written output run too (`${`).
+    opts.serialise = Some(crate::emit::Format::Yaml);
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),

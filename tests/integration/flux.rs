@@ -182,6 +182,12 @@ fn a_rendered_dollar_brace_warns_about_flux_substitution() {
     );
     let strict = run_in(&dir, &["-q", "--strict", "manifests"], &[], None);
     assert_eq!((strict.code, strict.stdout.as_str()), (1, ""));
+    let checked = run_in(&dir, &["-q", "check", "manifests"], &[], None);
+    assert_eq!(checked.code, 0);
+    assert!(
+        checked.stderr.contains("ome::output::flux-substitution"),
+        "check runs it too"
+    );
     // The object opts out of Flux's substitution: no warning.
     let isvc = dir.join("manifests/isvc.yaml");
     let text = fs::read_to_string(&isvc).unwrap().replace(

@@ -446,10 +446,11 @@ fn items_not_consumed_come_back_with_every_field_and_annotation() {
             .spawn()
             .unwrap();
         std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
-        let mut lines: Vec<String> = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout)
-            .lines()
-            .map(str::to_string)
-            .collect();
+        let mut lines: Vec<String> =
+            String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout)
+                .lines()
+                .map(str::to_string)
+                .collect();
         lines.sort();
         lines
     };
