@@ -5,6 +5,7 @@
 
 use crate::support::{kustomize, python_tools, repo_root, run, run_with, scratch};
 use std::ffi::OsString;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -456,4 +457,37 @@ fn items_not_consumed_come_back_with_every_field_and_annotation() {
     };
     assert_eq!(items(&out.stdout), items(list));
     assert_eq!(items(list).len(), 3);
+}
+
+#[test]
+fn the_function_file_named_like_the_settings_file_is_an_error() {
+    // kustomize runs the transformer in the kustomization's directory, where
+    // `ome-render.yaml` is the settings file: a function file of that name would be read as
+    // settings, so it is refused with a message that says so.
+    let dir = copy_dir("deploy/kustomize/transformer", "krm-settings-name");
+    fs::rename(dir.join("render.yaml"), dir.join("ome-render.yaml")).unwrap();
+    let k = dir.join("kustomization.yaml");
+    let text = fs::read_to_string(&k)
+        .unwrap()
+        .replace("- render.yaml", "- ome-render.yaml");
+    fs::write(&k, text).unwrap();
+    let out = kustomize_build(&dir, EXEC);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("the settings file is an OmeRender"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_deploy_examples_hold_the_example_unchanged() {
+    // deploy/kustomize/transformer and deploy/kpt are copies of examples/llama-demo, so each
+    // can be copied on its own; they must not drift from it.
+    for copy in ["deploy/kustomize/transformer", "deploy/kpt"] {
+        for file in ["namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"] {
+            let read = |dir: &str| fs::read_to_string(repo_root().join(dir).join(file)).unwrap();
+            assert_eq!(read(copy), read("examples/llama-demo"), "{copy}/{file}");
+        }
+    }
 }
