@@ -175,11 +175,11 @@ fn without_enable_exec_kustomize_silently_drops_the_function() {
 fn broken_transformer() -> PathBuf {
     let dir = copy_dir("deploy/kustomize/transformer", "krm-broken");
     let isvc = dir.join("isvc.yaml");
-    let text = std::fs::read_to_string(&isvc).unwrap().replace(
+    let text = fs::read_to_string(&isvc).unwrap().replace(
         "  engine:\n",
         "  runtime:\n    name: no-such-runtime\n  engine:\n",
     );
-    std::fs::write(&isvc, text).unwrap();
+    fs::write(&isvc, text).unwrap();
     dir
 }
 
@@ -215,7 +215,7 @@ fn the_function_answers_an_error_with_results_only_and_exit_1() {
     let mut items =
         String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
     for file in ["namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"] {
-        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let text = fs::read_to_string(dir.join(file)).unwrap();
         let body: String = text
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -301,7 +301,7 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
         "{}-results",
         pkg.file_name().unwrap().to_string_lossy()
     ));
-    let _ = std::fs::remove_dir_all(&results);
+    let _ = fs::remove_dir_all(&results);
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
         &kpt,
@@ -334,7 +334,7 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
         assert!(rendered.contains(&kind), "{kind}: {rendered:?}");
     }
     assert!(!rendered.contains(&"InferenceService"), "{rendered:?}");
-    let report = std::fs::read_to_string(results.join("results.yaml")).expect("kpt's results");
+    let report = fs::read_to_string(results.join("results.yaml")).expect("kpt's results");
     assert!(
         report.contains("Runtime sglang-llama-3-2-3b will be auto-selected"),
         "{report}"
@@ -342,7 +342,7 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
     assert!(report.contains("path: isvc.yaml"), "{report}");
     // The package is untouched (-o unwrap).
     assert!(
-        std::fs::read_to_string(pkg.join("isvc.yaml"))
+        fs::read_to_string(pkg.join("isvc.yaml"))
             .unwrap()
             .contains("kind: InferenceService")
     );
@@ -404,11 +404,11 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
     let kpt = kpt();
     let pkg = copy_dir("deploy/kpt", "kpt-error");
     let isvc = pkg.join("isvc.yaml");
-    let text = std::fs::read_to_string(&isvc).unwrap().replace(
+    let text = fs::read_to_string(&isvc).unwrap().replace(
         "  engine:\n",
         "  runtime:\n    name: no-such-runtime\n  engine:\n",
     );
-    std::fs::write(&isvc, text).unwrap();
+    fs::write(&isvc, text).unwrap();
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
         &kpt,
