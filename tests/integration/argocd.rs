@@ -295,3 +295,26 @@ fn the_sidecar_component_patches_argocd_repo_server() {
          tmp True\n"
     );
 }
+
+#[test]
+fn commands_run_as_argo_cds_user_on_a_read_only_copy() {
+    // What `generate` relies on: as root (CI), the command runs as 999, which can read the
+    // application's files but not write beside them.
+    if !is_root() {
+        return;
+    }
+    let dir = app("argocd-user", false);
+    let run_as = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .current_dir(&dir)
+            .uid(999)
+            .gid(999)
+            .output()
+            .unwrap()
+    };
+    let id = run_as("id", &["-u"]);
+    assert_eq!(String::from_utf8_lossy(&id.stdout).trim(), "999");
+    assert!(run_as("cat", &["isvc.yaml"]).status.success());
+    assert!(!run_as("touch", &["new.yaml"]).status.success());
+}
