@@ -9,13 +9,15 @@
 
 pub(crate) mod checks;
 pub(crate) mod kinds;
+pub(crate) mod krm;
 pub(crate) mod lock;
 pub(crate) mod model_file;
 pub(crate) mod order;
+pub(crate) mod stale;
 
 use crate::rendered::{Body, Rendered};
 use crate::yaml::Node;
-use crate::yaml::emit::{write_json_line, write_yaml};
+use crate::yaml::emit::{write_json_line, write_yaml, write_yaml_item};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -30,13 +32,15 @@ pub(crate) enum Format {
     JsonList,
     /// One JSON object per line.
     JsonLines,
+    /// Each object an item of a ResourceList's `items` (the KRM function's output).
+    ResourceListItem,
 }
 
 impl Format {
     /// The extension of one object's file in an output directory.
     fn extension(self) -> &'static str {
         match self {
-            Format::Yaml => "yaml",
+            Format::Yaml | Format::ResourceListItem => "yaml",
             Format::JsonList | Format::JsonLines => "json",
         }
     }
@@ -72,6 +76,7 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
         Format::JsonList | Format::JsonLines => write_json_line(node, out),
+        Format::ResourceListItem => write_yaml_item(node, out),
     }
 }
 
@@ -123,7 +128,7 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
                 w.write_all(if i > 0 { b",\n" } else { b"\n" })?;
                 w.write_all(bytes.strip_suffix(b"\n").unwrap_or(&bytes))?;
             }
-            Format::JsonLines => w.write_all(&bytes)?,
+            Format::JsonLines | Format::ResourceListItem => w.write_all(&bytes)?,
         }
     }
     if format == Format::JsonList {
@@ -134,6 +139,13 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
         })?;
     }
     w.flush()
+}
+
+/// Writes text that is no object (the diff of `render --check`) to standard output.
+pub(crate) fn write_text(text: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()
 }
 
 /// Writes the objects to `target`.
@@ -204,6 +216,10 @@ fn parent_and_base(path: &Path) -> (PathBuf, String) {
 /// The file that marks a directory as ome-render's output, so it can be replaced safely.
 pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
 
+/// What [`OUTPUT_MARKER`] holds.
+const OUTPUT_MARKER_TEXT: &str =
+    "written by ome-render; the whole directory is replaced on each run\n";
+
 /// An object's file name in an output directory, kustomize's `-o DIR` name with the
 /// namespace always written: `[<namespace>_]<group>_<version>_<kind>_<name>.<yaml|json>`,
 /// lower-cased. It depends on the object alone, so adding an object never renames another's
@@ -256,11 +272,7 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {
-        std::fs::write(
-            &marker,
-            "written by ome-render; the whole directory is replaced on each run\n",
-        )
-        .map_err(|e| fail("cannot write", &marker, e))
+        std::fs::write(&marker, OUTPUT_MARKER_TEXT).map_err(|e| fail("cannot write", &marker, e))
     });
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);

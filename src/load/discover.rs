@@ -113,6 +113,22 @@ fn settings_file(
     Ok((found, display(&candidate)))
 }
 
+/// No inputs, only the settings file: `settings` when given, else `ome-render.yaml` in the
+/// current directory (as for `-`).
+pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, LoadError> {
+    let options = LoadOptions {
+        settings,
+        ..LoadOptions::default()
+    };
+    let (settings_path, looked_at) = settings_file(&options, Path::new("-"))?;
+    Ok(Discovered {
+        inputs: Vec::new(),
+        settings_looked_for: settings_path.is_none().then_some(looked_at),
+        settings: settings_path.map(|p| Input::file(p, true)),
+        diags: Vec::new(),
+    })
+}
+
 pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
     let include = glob_set(&options.include, "--include")?;
     let exclude = glob_set(&options.exclude, "--exclude")?;

@@ -32,6 +32,9 @@ pub(crate) struct Options {
     pub(crate) allow_empty: bool,
     /// Each object goes to a file of its own: check that it can.
     pub(crate) file_per_object: bool,
+    /// Passed-through objects are written whatever `kinds` selects: a KRM function returns
+    /// every item it does not own (SEMANTICS.md#krm-function).
+    pub(crate) keep_passthrough: bool,
 }
 
 /// The result of a run: objects in output order, and every diagnostic, sorted.
@@ -100,6 +103,11 @@ pub(crate) fn run(
     let clock = Instant::now();
     let loaded = load::load(&options.load, stdin)?;
     Ok(run_loaded(loaded, options, clock))
+}
+
+/// Runs the pipeline on objects already loaded (the KRM function's items).
+pub(crate) fn run_on(loaded: load::Loaded, options: &Options) -> Rendering {
+    run_loaded(loaded, options, Instant::now())
 }
 
 /// Renders files given as text: the pipeline without the file system.
@@ -214,10 +222,11 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             }
         }
         objects.retain(|o| {
-            options
-                .kinds
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(&o.kind))
+            (options.keep_passthrough && o.source.is_none())
+                || options
+                    .kinds
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&o.kind))
         });
     }
     // Only a run that would succeed can be empty: after an error nothing is written anyway.
@@ -244,6 +253,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
+        emit::checks::flux_substitution(&objects, &mut diags);
     }
     emit::sort(&mut objects);
     crate::diagnostics::sort(&mut diags);

@@ -2,12 +2,15 @@
 //!
 //! - [`fixtures`]: each `testdata/<case>/` is rendered and its exit code, standard error and
 //!   standard output are compared with a reviewed insta snapshot;
+//! - [`argocd`]: the Argo CD plugin's contract, played as argocd-cmp-server would;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
+//! - [`flux`]: `render --check` of a committed render, and the `${` warning;
+//! - [`krm`]: the KRM function under kustomize and kpt;
 //! - [`layers`]: no module uses a module of a layer above it;
-//! - [`pins`]: `ome-render pin` and the lock round trip.
+//! - [`pins`]: `ome-render pin` and the lock round trip;
 //! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
@@ -15,9 +18,12 @@
     reason = "the tests set up and inspect files around the binary"
 )]
 
+mod argocd;
 mod cli;
 mod contract;
 mod fixtures;
+mod flux;
+mod krm;
 mod layers;
 mod model_metadata;
 mod pins;
