@@ -47,6 +47,9 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
         return check_committed(global, args, path);
     }
     let target = target(args);
+    if let Err(message) = emit::check_target(&target, &args.paths) {
+        return fatal(&message);
+    }
     let format = args.format.into();
     let mut opts = options(global, &args.paths);
     opts.keep_ome = args.keep_ome;

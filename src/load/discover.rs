@@ -214,6 +214,10 @@ fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<
     include.is_none_or(matches) && !exclude.is_some_and(matches)
 }
 
+/// The file that marks a directory as ome-render's output (`--output-dir`, `-o DIR/`), so a
+/// render replaces it safely and a walk never reads it back as input.
+pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Result<(), LoadError> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
@@ -241,6 +245,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Resu
                     ),
                 ));
             }
+        } else if kind.is_dir() && path.join(OUTPUT_MARKER).is_file() {
+            diags.push(Diagnostic::note(
+                Code::NotAnObject,
+                format!(
+                    "{} is ome-render's output (it holds {OUTPUT_MARKER}); skipped",
+                    display(&path)
+                ),
+            ));
         } else if kind.is_dir() {
             walk(&path, out, diags)?;
         } else if kind.is_file() && is_input_name(&name) {

@@ -17,7 +17,7 @@ mod objects;
 pub(crate) mod snapshot;
 
 pub(crate) use committed::{Committed, read_committed};
-pub(crate) use discover::{Input, LoadOptions};
+pub(crate) use discover::{Input, LoadOptions, OUTPUT_MARKER};
 pub(crate) use model_config::{ModelConfigs, read_manifest};
 pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
