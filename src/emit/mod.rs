@@ -347,12 +347,7 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
             let _ = std::fs::remove_dir_all(&staging);
             Ok(())
         }
-        Err(e)
-            if matches!(
-                e,
-                rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::NOTSUP
-            ) =>
-        {
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::NOTSUP) => {
             replace_in_two_steps(&staging, dir, &parent, &base)
         }
         Err(e) => {
