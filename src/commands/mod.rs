@@ -50,6 +50,9 @@ pub(crate) fn options(input: &InputArgs) -> Options {
             paths: input.paths.clone(),
             include: input.include.clone(),
             exclude: input.exclude.clone(),
+            // TODO(#13): `--limit NAME=N` sets these (`Limits::set`) once the command line
+            // is reworked.
+            limits: crate::load::Limits::default(),
         },
         namespace: input.namespace.clone(),
         keep_ome: false,
@@ -58,10 +61,11 @@ pub(crate) fn options(input: &InputArgs) -> Options {
     }
 }
 
-pub(crate) fn read_stdin() -> std::io::Result<String> {
-    let mut s = String::new();
-    std::io::stdin().read_to_string(&mut s)?;
-    Ok(s)
+/// Reads at most `max` bytes of standard input; the loader checks them as it checks a file.
+pub(crate) fn read_stdin(max: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().lock().take(max).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn use_color(input: &InputArgs) -> bool {
@@ -87,6 +91,10 @@ pub(crate) fn report(diags: &mut [Diagnostic], sources: &Sources, input: &InputA
         .filter(|d| !(input.quiet && d.severity == Severity::Note))
         .cloned()
         .collect();
+    // TODO(#13): `--limit diagnostics=N` replaces the default once the command line is
+    // reworked.
+    let shown =
+        crate::diagnostics::report::at_most(shown, crate::load::Limits::default().diagnostics);
     let format: ErrorFormat = input.error_format.into();
     let text = render_report(&shown, sources, format, use_color(input));
     let errors = diags.iter().filter(|d| d.is_error()).count();

@@ -26,6 +26,9 @@ pub(crate) enum Code {
     NotUtf8,
     /// YAML or JSON syntax error.
     YamlSyntax,
+    /// An input exceeds one of the run's limits (SEMANTICS.md#limits): its size, the
+    /// documents, nesting depth, keys of a map, or what anchors and aliases copy.
+    Limit,
     /// A document that is not a Kubernetes object was skipped.
     NotAnObject,
     /// A `kustomization.yaml` was skipped.
@@ -78,6 +81,9 @@ pub(crate) enum Code {
     MultiNode,
     /// The renderer settings file (`ome-render.yaml`) is invalid.
     Settings,
+    /// Diagnostics left out of the report past the `diagnostics` limit, counted
+    /// (SEMANTICS.md#limits).
+    Omitted,
 }
 
 impl Code {
@@ -85,6 +91,7 @@ impl Code {
         match self {
             Code::NotUtf8 => "ome::load::utf8",
             Code::YamlSyntax => "ome::load::yaml",
+            Code::Limit => "ome::load::limit",
             Code::NotAnObject => "ome::load::not-an-object",
             Code::Kustomization => "ome::load::kustomization",
             Code::DuplicateObject => "ome::load::duplicate",
@@ -109,6 +116,7 @@ impl Code {
             Code::RuntimePriorities => "ome::runtime::priorities",
             Code::MultiNode => "ome::render::multi-node",
             Code::Settings => "ome::settings::invalid",
+            Code::Omitted => "ome::report::omitted",
         }
     }
 }

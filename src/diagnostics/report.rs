@@ -1,11 +1,13 @@
 //! Renders collected diagnostics for the caller: miette's graphical report for a terminal,
 //! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
 
-use super::{Diagnostic, Severity};
-use crate::source::{Sources, byte_offset};
+use super::{Code, Diagnostic, Severity};
+use crate::source::{SourceFile, Sources};
+use crate::yaml::Pos;
 use crate::yaml::emit::write_json_string;
 use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan, ThemeCharacters,
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents, ThemeCharacters,
 };
 use std::fmt;
 
@@ -38,6 +40,46 @@ pub(crate) fn render(
     out
 }
 
+/// At most `max` diagnostics, in their order: errors first, then warnings, then notes, when
+/// some must go; a closing note counts the ones left out. Sorting is `n log n`, so a run
+/// with a million diagnostics reports in time.
+pub(crate) fn at_most(diags: Vec<Diagnostic>, max: usize) -> Vec<Diagnostic> {
+    if diags.len() <= max {
+        return diags;
+    }
+    let mut order: Vec<usize> = (0..diags.len()).collect();
+    order.sort_by_key(|&i| (diags[i].severity, i));
+    let mut keep = vec![false; diags.len()];
+    order.iter().take(max).for_each(|&i| keep[i] = true);
+    let mut left_out = [0usize; 3];
+    let mut shown = Vec::with_capacity(max + 1);
+    for (d, keep) in diags.into_iter().zip(keep) {
+        if keep {
+            shown.push(d);
+        } else {
+            left_out[d.severity as usize] += 1;
+        }
+    }
+    let [errors, warnings, notes] = left_out;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    shown.push(
+        Diagnostic::note(
+            Code::Omitted,
+            format!(
+                "{} more not shown ({}, {}, {}; limit `diagnostics`)",
+                errors + warnings + notes,
+                plural(errors, "error"),
+                plural(warnings, "warning"),
+                plural(notes, "note"),
+            ),
+        )
+        .help(format!(
+            "fix the ones above and run again, or raise the limit with `--limit diagnostics=<N>` (SEMANTICS.md#limits); at most {max} are shown"
+        )),
+    );
+    shown
+}
+
 fn severity_word(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -66,7 +108,7 @@ struct MietteView {
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Snippet>,
     labels: Vec<LabeledSpan>,
     related: Vec<MietteView>,
 }
@@ -115,30 +157,154 @@ impl miette::Diagnostic for MietteView {
     }
 }
 
-/// The span of the token at a position: up to the next space, `:` or line end.
-fn token_span(text: &str, line: u32, col: u32) -> SourceSpan {
-    let start = byte_offset(text, line, col);
-    let rest = &text[start..];
+/// Lines are shown whole up to this many characters; a longer one is cut to this many around
+/// the column (minified JSON puts whole objects on one line).
+const WINDOW: usize = 120;
+
+/// What marks a cut line.
+const CUT: &str = "...";
+
+/// The few lines of a file a diagnostic shows, as miette's source: miette reads only these,
+/// so a diagnostic costs the same at line 1 or 1,000,000 and at column 5 or 5,000,000, and
+/// long lines are cut to a window around the column (miette's underline panics past column
+/// 65,535). Line numbers and the column stay those of the file.
+struct Snippet {
+    name: String,
+    text: String,
+    /// The file's 0-based line number of the snippet's first line.
+    first_line: usize,
+    /// Where the label starts in `text`, and its true column (characters).
+    label_offset: usize,
+    label_col: usize,
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner =
+            self.text
+                .as_str()
+                .read_span(span, context_lines_before, context_lines_after)?;
+        let column = if span.offset() == self.label_offset && context_lines_before == 0 {
+            self.label_col
+        } else {
+            inner.column()
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            column,
+            inner.line_count(),
+        )))
+    }
+}
+
+/// The byte range of a window of at most [`WINDOW`] characters of `line` (a line's text)
+/// starting at byte `from`.
+fn window_end(line: &str, from: usize) -> usize {
+    line[from..]
+        .char_indices()
+        .nth(WINDOW)
+        .map_or(line.len(), |(b, _)| from + b)
+}
+
+/// The lines around `pos` (one before and after), cut to a window when long, and the span
+/// of the token at the position within them.
+fn snippet(file: &SourceFile, pos: Pos) -> (Snippet, SourceSpan) {
+    let text: &str = &file.text;
+    let index = file.lines();
+    let line = pos.line.max(1);
+    // A position past the last line (an error at the end of the text) shows an empty line.
+    let label_range = index.range(text, line).unwrap_or((text.len(), text.len()));
+    let label_line = &text[label_range.0..label_range.1];
+    let col_byte = index
+        .offset(text, line, pos.col)
+        .clamp(label_range.0, label_range.1)
+        - label_range.0;
+    // The window starts up to half of it before the column, on a character boundary.
+    let cut = label_line.len() > WINDOW && label_line.chars().nth(WINDOW).is_some();
+    let (window_start_col, window_start) = if cut {
+        let back = label_line[..col_byte]
+            .char_indices()
+            .rev()
+            .nth(WINDOW / 2 - 1)
+            .map_or(0, |(b, _)| b);
+        (
+            (pos.col as usize).saturating_sub(label_line[back..col_byte].chars().count()),
+            back,
+        )
+    } else {
+        (0, 0)
+    };
+
+    let first = line.saturating_sub(1).max(1);
+    let last = (line + 1).min(u32::try_from(index.count()).unwrap_or(u32::MAX));
+    let mut out = String::new();
+    let mut label_offset = 0;
+    for n in first..=last.max(line) {
+        if n > first {
+            out.push('\n');
+        }
+        let (start, end) = index.range(text, n).unwrap_or((text.len(), text.len()));
+        let body = &text[start..end];
+        let (from, to) = if !cut {
+            (0, body.len())
+        } else if n == line {
+            (window_start, window_end(body, window_start))
+        } else {
+            let from =
+                index.offset(text, n, u32::try_from(window_start_col).unwrap_or(u32::MAX)) - start;
+            (from, window_end(body, from))
+        };
+        if from > 0 {
+            out.push_str(CUT);
+        }
+        if n == line {
+            label_offset = out.len() + col_byte - from;
+        }
+        out.push_str(&body[from..to]);
+        if to < body.len() {
+            out.push_str(CUT);
+        }
+    }
+    // The line break after the last line, as the file has it.
+    if index.range(text, last.max(line) + 1).is_some() {
+        out.push('\n');
+    }
+    let rest = &out[label_offset..];
     let len = rest.find(['\n', '\r', ':', ' ']).unwrap_or(rest.len());
-    SourceSpan::new(start.into(), len.max(1).min(rest.len()))
+    let span = SourceSpan::new(label_offset.into(), len.max(1).min(rest.len()));
+    (
+        Snippet {
+            name: file.path.clone(),
+            text: out,
+            first_line: first as usize - 1,
+            label_offset,
+            label_col: pos.col as usize,
+        },
+        span,
+    )
 }
 
 fn view(
     d_message: String,
     severity: miette::Severity,
     help: Option<String>,
-    pos: Option<crate::yaml::Pos>,
+    pos: Option<Pos>,
     label: Option<String>,
     sources: &Sources,
 ) -> MietteView {
     let file = pos.and_then(|p| sources.get(p.file).map(|f| (p, f)));
     let (source, labels) = match file {
         Some((p, f)) => {
-            let span = token_span(&f.text, p.line, p.col);
-            (
-                Some(NamedSource::new(f.path.clone(), f.text.to_string())),
-                vec![LabeledSpan::new_with_span(label, span)],
-            )
+            let (snippet, span) = snippet(f, p);
+            (Some(snippet), vec![LabeledSpan::new_with_span(label, span)])
         }
         None => (None, Vec::new()),
     };
@@ -303,8 +469,7 @@ fn json(d: &Diagnostic, sources: &Sources) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Code, ObjectRef};
-    use crate::yaml::Pos;
+    use crate::diagnostics::ObjectRef;
     use std::sync::Arc;
 
     fn sources() -> Sources {

@@ -3,9 +3,11 @@
 //! standard input.
 
 use super::LoadError;
+use super::limits::Limits;
 use super::objects::SETTINGS_FILE;
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 /// What to load.
@@ -17,6 +19,8 @@ pub(crate) struct LoadOptions {
     pub(crate) include: Vec<String>,
     /// Glob patterns that leave a walked file out.
     pub(crate) exclude: Vec<String>,
+    /// How much input a run accepts (SEMANTICS.md#limits).
+    pub(crate) limits: Limits,
 }
 
 /// One input to read.
@@ -52,6 +56,28 @@ fn is_input_name(name: &str) -> bool {
 
 fn display(p: &Path) -> String {
     p.to_string_lossy().into_owned()
+}
+
+/// What a file that is neither a regular file nor a directory is, for messages.
+fn special_kind(kind: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = kind;
+    "not a regular file"
 }
 
 pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnostic>), LoadError> {
@@ -92,6 +118,14 @@ pub(super) fn discover(options: &LoadOptions) -> Result<(Vec<Input>, Vec<Diagnos
                     is_settings,
                 });
             }
+        } else if !meta.is_file() {
+            // A FIFO or a device could be read forever (or block until a writer comes).
+            return Err(LoadError(format!(
+                "cannot read {}: it is {}, not a regular file or a directory; \
+                 to read a pipe, give `-` and send it to standard input",
+                display(path),
+                special_kind(meta.file_type())
+            )));
         } else {
             // A file named on the command line is read whatever its extension.
             let is_settings = path.file_name().is_some_and(|n| n == SETTINGS_FILE);
@@ -141,6 +175,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Resu
             walk(&path, out, diags)?;
         } else if kind.is_file() && is_input_name(&name) {
             out.push(path);
+        } else if !kind.is_file() && is_input_name(&name) {
+            diags.push(Diagnostic::note(
+                Code::NotAnObject,
+                format!(
+                    "{} is {}; skipped (only regular files are read)",
+                    display(&path),
+                    special_kind(kind)
+                ),
+            ));
         }
     }
     Ok(())

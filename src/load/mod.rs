@@ -10,15 +10,19 @@
 )]
 
 mod discover;
+pub(crate) mod limits;
 mod objects;
 
 pub(crate) use discover::{Input, LoadOptions};
+pub(crate) use limits::{Limits, raise_help};
 pub(crate) use objects::{Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
-use crate::yaml::Node;
+use crate::yaml::parse::{AliasBudget, limit_names};
+use crate::yaml::{Node, Pos};
 use rayon::prelude::*;
+use std::io::Read;
 use std::sync::Arc;
 
 /// Everything read from the inputs.
@@ -43,63 +47,154 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// Reads and parses everything `options` names. `stdin` supplies the text of `-`.
+/// The start of a file, where diagnostics about the file as a whole point.
+fn file_start(file: u32) -> Pos {
+    Pos {
+        file,
+        line: 1,
+        col: 0,
+    }
+}
+
+/// An input over a limit of bytes: the file is named, not read.
+fn bytes_limit(file: u32, message: String, limit: &str) -> Diagnostic {
+    Diagnostic::error(Code::Limit, format!("{message} (limit `{limit}`)"))
+        .at(file_start(file))
+        .help(raise_help(limit))
+}
+
+/// Reads at most `max + 1` bytes of a file named by the walk or the command line, refusing
+/// anything that is not a regular file by the time it is opened.
+fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_string());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(max)).unwrap_or(0));
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// Reads and parses everything `options` names. `stdin(max)` supplies at most `max` bytes of
+/// `-`.
 pub(crate) fn load(
     options: &LoadOptions,
-    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+    stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
 ) -> Result<Loaded, LoadError> {
+    let limits = &options.limits;
     let (inputs, mut diags) = discover::discover(options)?;
-    let stdin_text = if inputs.iter().any(|i| i.path.is_none()) {
-        Some(stdin().map_err(|e| LoadError(format!("cannot read standard input: {e}")))?)
+    let mut stdin_bytes = if inputs.iter().any(|i| i.path.is_none()) {
+        Some(
+            stdin(limits.file_bytes.saturating_add(1))
+                .map_err(|e| LoadError(format!("cannot read standard input: {e}")))?,
+        )
     } else {
         None
     };
-    let texts: Vec<(Input, Result<Vec<u8>, String>)> = inputs
+
+    // Sizes first, in input order: a file over its limit, or past the total, is named and
+    // not read.
+    let mut sources = Sources::new();
+    let mut total: u64 = 0;
+    let mut total_exceeded = false;
+    let mut to_read: Vec<(u32, Input)> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let size = match &input.path {
+            None => stdin_bytes.as_ref().map_or(0, |b| b.len() as u64),
+            Some(p) => std::fs::metadata(p)
+                .map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?
+                .len(),
+        };
+        let id = sources.add(input.display.clone(), Arc::from(""));
+        if total_exceeded {
+            continue;
+        }
+        if size > limits.file_bytes {
+            diags.push(bytes_limit(
+                id,
+                format!(
+                    "{} holds more than {} bytes",
+                    input.display, limits.file_bytes
+                ),
+                "file-bytes",
+            ));
+        } else if total.saturating_add(size) > limits.total_bytes {
+            total_exceeded = true;
+            diags.push(bytes_limit(
+                id,
+                format!(
+                    "the inputs hold more than {} bytes together; {} and the files after it were not read",
+                    limits.total_bytes, input.display
+                ),
+                "total-bytes",
+            ));
+        } else {
+            total += size;
+            to_read.push((id, input));
+        }
+    }
+
+    let texts: Vec<(u32, Input, Result<Vec<u8>, String>)> = to_read
         .into_par_iter()
-        .map(|input| {
+        .map(|(id, input)| {
             let bytes = match &input.path {
-                None => Ok(stdin_text.clone().unwrap_or_default().into_bytes()),
-                Some(p) => std::fs::read(p).map_err(|e| e.to_string()),
+                None => Ok(Vec::new()),
+                Some(p) => read_file(p, limits.file_bytes),
             };
-            (input, bytes)
+            (id, input, bytes)
         })
         .collect();
 
-    let mut sources = Sources::new();
     let mut files = Vec::with_capacity(texts.len());
-    for (input, bytes) in texts {
-        let bytes = bytes.map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?;
+    for (id, input, bytes) in texts {
+        let bytes = match (&input.path, bytes) {
+            (None, _) => stdin_bytes.take().unwrap_or_default(),
+            (Some(_), Ok(bytes)) => bytes,
+            (Some(_), Err(e)) => {
+                return Err(LoadError(format!("cannot read {}: {e}", input.display)));
+            }
+        };
+        if bytes.len() as u64 > limits.file_bytes {
+            // Standard input, or a file that grew since it was measured.
+            diags.push(bytes_limit(
+                id,
+                format!(
+                    "{} holds more than {} bytes",
+                    input.display, limits.file_bytes
+                ),
+                "file-bytes",
+            ));
+            continue;
+        }
         match String::from_utf8(bytes) {
             Ok(text) => {
                 let text: Arc<str> = Arc::from(text);
-                let id = sources.add(input.display.clone(), text.clone());
+                sources.set_text(id, text.clone());
                 files.push((id, input, text));
             }
             Err(_) => {
-                let id = sources.add(input.display.clone(), Arc::from(""));
                 diags.push(
                     Diagnostic::error(
                         Code::NotUtf8,
                         format!("{} is not UTF-8 text", input.display),
                     )
-                    .at(crate::yaml::Pos {
-                        file: id,
-                        line: 1,
-                        col: 0,
-                    })
+                    .at(file_start(id))
                     .help("save the file as UTF-8"),
                 );
             }
         }
     }
 
-    Ok(parse_files(sources, files, diags))
+    Ok(parse_files(sources, files, diags, limits))
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file
 /// system.
 #[cfg(test)]
-pub(crate) fn from_texts(files: &[(&str, &str)]) -> Loaded {
+pub(crate) fn from_texts(files: &[(&str, &str)], limits: &Limits) -> Loaded {
     let mut sources = Sources::new();
     let inputs = files
         .iter()
@@ -114,24 +209,62 @@ pub(crate) fn from_texts(files: &[(&str, &str)]) -> Loaded {
             (id, input, text)
         })
         .collect();
-    parse_files(sources, inputs, Vec::new())
+    parse_files(sources, inputs, Vec::new(), limits)
 }
 
 fn parse_files(
     sources: Sources,
     files: Vec<(u32, Input, Arc<str>)>,
     diags: Vec<Diagnostic>,
+    limits: &Limits,
 ) -> Loaded {
-    let parsed: Vec<objects::FileObjects> = files
-        .par_iter()
-        .map(|(id, input, text)| objects::read_file(*id, input, text))
-        .collect();
+    let parse_limits = limits.parse();
+    let budget = limits.alias_budget();
+    let read = |(id, input, text): &(u32, Input, Arc<str>), budget: &AliasBudget| {
+        objects::read_file(*id, input, text, &parse_limits, budget)
+    };
+    let mut parsed: Vec<objects::FileObjects> =
+        files.par_iter().map(|f| read(f, &budget)).collect();
+    let total_limits = [
+        limit_names::ALIAS_NODES_TOTAL,
+        limit_names::ALIAS_BYTES_TOTAL,
+    ];
+    if parsed
+        .iter()
+        .any(|f| f.limit.is_some_and(|l| total_limits.contains(&l)))
+    {
+        // Which file ran out of the run's alias budget depends on thread timing: parse
+        // again, one file after the other, so the same file is blamed every time.
+        let budget = limits.alias_budget();
+        parsed = files.iter().map(|f| read(f, &budget)).collect();
+    }
     let mut loaded = Loaded {
         sources,
         diags,
         ..Loaded::default()
     };
+    let mut documents: usize = 0;
+    let mut documents_exceeded = false;
     for file in parsed {
+        documents_exceeded |= file.limit == Some(limit_names::DOCUMENTS);
+        if !documents_exceeded && documents.saturating_add(file.documents.len()) > limits.documents
+        {
+            documents_exceeded = true;
+            let over = file.documents[limits.documents - documents];
+            loaded.diags.push(
+                Diagnostic::error(
+                    Code::Limit,
+                    format!(
+                        "the inputs hold more than {} documents together (limit `{}`)",
+                        limits.documents,
+                        limit_names::DOCUMENTS
+                    ),
+                )
+                .at(over)
+                .help(raise_help(limit_names::DOCUMENTS)),
+            );
+        }
+        documents = documents.saturating_add(file.documents.len());
         loaded.objects.extend(file.objects);
         loaded.diags.extend(file.diags);
         if let Some(settings) = file.settings {
@@ -139,4 +272,160 @@ fn parse_files(
         }
     }
     loaded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::limit_names;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ome-render-load-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn limit_diags(loaded: &Loaded) -> Vec<(String, u32, String)> {
+        loaded
+            .diags
+            .iter()
+            .filter(|d| d.code == Code::Limit)
+            .map(|d| {
+                let pos = d.pos.unwrap();
+                (
+                    loaded
+                        .sources
+                        .path(pos)
+                        .unwrap()
+                        .rsplit('/')
+                        .next()
+                        .unwrap()
+                        .to_string(),
+                    pos.line,
+                    d.message.clone(),
+                )
+            })
+            .collect()
+    }
+
+    fn no_stdin(_: u64) -> std::io::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+
+    #[test]
+    fn files_over_the_byte_limits_are_named_and_not_read() {
+        let dir = scratch("bytes");
+        std::fs::write(dir.join("a.yaml"), "a: 1\n".repeat(20)).unwrap();
+        std::fs::write(dir.join("b.yaml"), "b: 1\n".repeat(50)).unwrap();
+        std::fs::write(dir.join("c.yaml"), "c: 1\n".repeat(20)).unwrap();
+        std::fs::write(dir.join("d.yaml"), "d: 1\n".repeat(8)).unwrap();
+        let mut options = LoadOptions {
+            paths: vec![dir.clone()],
+            ..LoadOptions::default()
+        };
+        options.limits.file_bytes = 200;
+        options.limits.total_bytes = 230;
+        let loaded = load(&options, &mut no_stdin).unwrap();
+        let found = limit_diags(&loaded);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "b.yaml");
+        assert!(
+            found[0]
+                .2
+                .contains("more than 200 bytes (limit `file-bytes`)"),
+            "{found:?}"
+        );
+        // a (100 bytes) and c (100) fit; d would pass 230 only with b, which was not read.
+        assert_eq!(found[1].0, "d.yaml");
+        assert!(found[1].2.contains("limit `total-bytes`"), "{found:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn standard_input_counts_like_a_file() {
+        let options = LoadOptions {
+            paths: vec!["-".into()],
+            limits: Limits {
+                file_bytes: 10,
+                ..Limits::default()
+            },
+            ..LoadOptions::default()
+        };
+        let mut asked = 0;
+        let mut stdin = |max: u64| {
+            asked = max;
+            Ok(b"a: 1\nb: 2\nc: 3\n".to_vec())
+        };
+        let loaded = load(&options, &mut stdin).unwrap();
+        assert_eq!(
+            asked, 11,
+            "reads one byte past the limit to know it is passed"
+        );
+        assert_eq!(limit_diags(&loaded)[0].0, "<stdin>");
+        let mut bad = |_: u64| Ok(b"a: \xff\n".to_vec());
+        let options = LoadOptions {
+            paths: vec!["-".into()],
+            ..LoadOptions::default()
+        };
+        let loaded = load(&options, &mut bad).unwrap();
+        assert_eq!(loaded.diags[0].code, Code::NotUtf8);
+    }
+
+    /// Files of small alias bombs: each document copies 1 + 10 + 100 nodes.
+    fn bombs(files: usize, docs: usize) -> Vec<(String, String)> {
+        let doc = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n---\n";
+        (0..files)
+            .map(|i| (format!("f{i:02}.yaml"), doc.repeat(docs)))
+            .collect()
+    }
+
+    #[test]
+    fn the_run_alias_budget_blames_the_same_file_every_time() {
+        let files = bombs(16, 10);
+        let texts: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let limits = Limits {
+            alias_nodes_total: 7 * 10 * 121 + 50,
+            ..Limits::default()
+        };
+        for _ in 0..20 {
+            let loaded = from_texts(&texts, &limits);
+            let found = limit_diags(&loaded);
+            // Files 0 to 6 fit; file 7 passes the budget in its first document; every file
+            // after it fails too (the budget is spent).
+            assert_eq!(found[0].0, "f07.yaml", "{found:?}");
+            assert_eq!(found[0].1, 2);
+            assert!(
+                found[0].2.contains(limit_names::ALIAS_NODES_TOTAL),
+                "{found:?}"
+            );
+            assert_eq!(found.len(), 9, "{found:?}");
+        }
+    }
+
+    #[test]
+    fn documents_are_counted_across_files() {
+        let files = [
+            ("a.yaml", "a: 1\n---\nb: 2\n"),
+            ("b.yaml", "c: 3\n---\n---\nd: 4\n"),
+        ];
+        let limits = Limits {
+            documents: 3,
+            ..Limits::default()
+        };
+        let loaded = from_texts(&files, &limits);
+        let found = limit_diags(&loaded);
+        assert_eq!(
+            found,
+            vec![(
+                "b.yaml".to_string(),
+                4,
+                "the inputs hold more than 3 documents together (limit `documents`)".to_string()
+            )]
+        );
+    }
 }

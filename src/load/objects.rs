@@ -2,8 +2,9 @@
 //! and skipping (with a note) kustomizations and documents that are no objects.
 
 use super::discover::Input;
+use super::limits::raise_help;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
-use crate::yaml::parse::parse_stream;
+use crate::yaml::parse::{AliasBudget, ParseLimits, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 
 /// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
@@ -52,6 +53,10 @@ pub(super) struct FileObjects {
     pub(crate) objects: Vec<Object>,
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) settings: Option<Node>,
+    /// Where each document that holds something starts, for the run's `documents` limit.
+    pub(crate) documents: Vec<Pos>,
+    /// The limit the parse stopped at, if it did.
+    pub(crate) limit: Option<&'static str>,
 }
 
 fn is_kustomization_file(display: &str) -> bool {
@@ -62,27 +67,43 @@ fn is_kustomization_file(display: &str) -> bool {
     )
 }
 
-pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
+pub(super) fn read_file(
+    file: u32,
+    input: &Input,
+    text: &str,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> FileObjects {
     let mut out = FileObjects {
         objects: Vec::new(),
         diags: Vec::new(),
         settings: None,
+        documents: Vec::new(),
+        limit: None,
     };
-    let docs = match parse_stream(text, file) {
+    let docs = match parse_stream_limited(text, file, limits, budget) {
         Ok(docs) => docs,
         Err(e) => {
-            out.diags.push(
-                Diagnostic::error(Code::YamlSyntax, e.message)
-                    .at(Pos {
-                        file,
-                        line: e.line.max(1),
-                        col: e.col,
-                    })
+            let at = Pos {
+                file,
+                line: e.line.max(1),
+                col: e.col,
+            };
+            out.limit = e.limit;
+            out.diags.push(match e.limit {
+                Some(limit) => {
+                    Diagnostic::error(Code::Limit, format!("{} (limit `{limit}`)", e.message))
+                        .at(at)
+                        .help(raise_help(limit))
+                }
+                None => Diagnostic::error(Code::YamlSyntax, e.message)
+                    .at(at)
                     .help("fix the YAML syntax; nothing is rendered while an input does not parse"),
-            );
+            });
             return out;
         }
     };
+    out.documents = docs.iter().map(|d| d.root.pos).collect();
     if input.is_settings {
         out.settings = docs.into_iter().next().map(|d| d.root);
         return out;

@@ -16,6 +16,7 @@
 //! [`Conflict`]s (SEMANTICS.md#choice-invalid-merges).
 
 use crate::yaml::{Map, Node, Pos, Value};
+use std::collections::HashMap;
 
 /// The patch merge key of a list field, from the Kubernetes API types.
 pub(crate) fn merge_key(field: &str) -> Option<&'static str> {
@@ -180,14 +181,22 @@ fn merge_keyed(
     path: &mut Vec<String>,
     conflicts: &mut Vec<Conflict>,
 ) -> Vec<Node> {
-    let base_keys: Vec<Option<String>> = b.iter().map(|n| key_of(n, key)).collect();
+    // The first base item of each key (a hash lookup, so long lists merge in linear time).
+    let mut base_index_of: HashMap<String, usize> = HashMap::with_capacity(b.len());
+    for (i, item) in b.iter().enumerate() {
+        if let Some(k) = key_of(item, key) {
+            base_index_of.entry(k).or_insert(i);
+        }
+    }
     // Patch items, merged with their base item when the key matches: (base index, node).
     let mut patch_items: Vec<(Option<usize>, Node)> = Vec::with_capacity(p.len());
+    let mut in_patch = vec![false; b.len()];
     for item in p {
         let k = key_of(item, key);
-        let base_index = k
-            .as_ref()
-            .and_then(|k| base_keys.iter().position(|bk| bk.as_ref() == Some(k)));
+        let base_index = k.as_ref().and_then(|k| base_index_of.get(k).copied());
+        if let Some(i) = base_index {
+            in_patch[i] = true;
+        }
         match base_index {
             Some(i) => {
                 path.push(format!("[{}]", k.unwrap_or_default()));
@@ -199,8 +208,7 @@ fn merge_keyed(
             None => patch_items.push((None, item.clone())),
         }
     }
-    let in_patch = |i: usize| patch_items.iter().any(|(bi, _)| *bi == Some(i));
-    let server_only: Vec<usize> = (0..b.len()).filter(|&i| !in_patch(i)).collect();
+    let server_only: Vec<usize> = (0..b.len()).filter(|&i| !in_patch[i]).collect();
 
     let mut out = Vec::with_capacity(server_only.len() + patch_items.len());
     let mut s = server_only.into_iter().peekable();
