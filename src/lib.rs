@@ -24,6 +24,9 @@ pub mod cli;
 pub(crate) mod commands;
 pub(crate) mod diagnostics;
 pub(crate) mod emit;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod inherit;
 pub(crate) mod load;
 pub(crate) mod merge;

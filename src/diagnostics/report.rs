@@ -244,7 +244,9 @@ fn snippet(file: &SourceFile, pos: Pos) -> (Snippet, SourceSpan) {
     };
 
     let first = line.saturating_sub(1).max(1);
-    let last = (line + 1).min(u32::try_from(index.count()).unwrap_or(u32::MAX));
+    let last = line
+        .saturating_add(1)
+        .min(u32::try_from(index.count()).unwrap_or(u32::MAX));
     let mut out = String::new();
     let mut label_offset = 0;
     for n in first..=last.max(line) {
@@ -274,7 +276,10 @@ fn snippet(file: &SourceFile, pos: Pos) -> (Snippet, SourceSpan) {
         }
     }
     // The line break after the last line, as the file has it.
-    if index.range(text, last.max(line) + 1).is_some() {
+    if index
+        .range(text, last.max(line).saturating_add(1))
+        .is_some()
+    {
         out.push('\n');
     }
     let rest = &out[label_offset..];
@@ -420,7 +425,7 @@ fn github(d: &Diagnostic, sources: &Sources) -> String {
     {
         props.push(format!("file={}", gh_escape(path, true)));
         props.push(format!("line={}", p.line));
-        props.push(format!("col={}", p.col + 1));
+        props.push(format!("col={}", u64::from(p.col) + 1));
     }
     props.push(format!("title={}", gh_escape(d.code.as_str(), true)));
     let mut msg = full_message(d);
@@ -448,7 +453,9 @@ fn json(d: &Diagnostic, sources: &Sources) -> String {
     {
         out.extend_from_slice(b",\"file\":");
         write_json_string(path, &mut out);
-        out.extend_from_slice(format!(",\"line\":{},\"column\":{}", p.line, p.col + 1).as_bytes());
+        out.extend_from_slice(
+            format!(",\"line\":{},\"column\":{}", p.line, u64::from(p.col) + 1).as_bytes(),
+        );
     }
     if let Some(o) = &d.object {
         out.extend_from_slice(b",\"object\":");
@@ -534,5 +541,101 @@ mod tests {
              \"file\":\"manifests/isvc.yaml\",\"line\":4,\"column\":5,\"object\":\"InferenceService/demo/x\",\
              \"field\":\"spec.runtime.name\",\"help\":\"add the runtime's file to the paths\"}\n"
         );
+    }
+
+    fn one_file(text: &str) -> Sources {
+        let mut s = Sources::new();
+        s.add("wide.json".into(), Arc::from(text));
+        s
+    }
+
+    fn at(line: u32, col: u32) -> Diagnostic {
+        Diagnostic::error(Code::InvalidField, "ConfigMap has no `metadata.name`")
+            .at(Pos { file: 0, line, col })
+            .field("metadata.name")
+    }
+
+    #[test]
+    fn a_position_past_column_65535_renders_a_window_with_the_true_column() {
+        // Minified JSON: everything on one line, the error near its end. miette's underline
+        // used to panic ("Formatting argument out of range") past column 65,535.
+        let text = format!(
+            "[{}{{\"kind\": \"ConfigMap\", \"metadata\": {{}}}}]\n",
+            "{\"a\": 1}, ".repeat(10_000)
+        );
+        let col = u32::try_from(text.find("\"metadata\"").unwrap()).unwrap();
+        assert!(col > 65_535);
+        let out = render(&[at(1, col)], &one_file(&text), ErrorFormat::Human, false);
+        assert!(out.contains(&format!("[wide.json:1:{}]", col + 1)), "{out}");
+        assert!(out.contains(" 1 | ..."), "{out}");
+        assert!(out.contains("\"metadata\": {}}]"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() < 200), "{out}");
+    }
+
+    #[test]
+    fn columns_count_characters_and_short_lines_are_whole() {
+        let text = "k: v\nnäme: é\nnext: 1\n";
+        let out = render(&[at(2, 6)], &one_file(text), ErrorFormat::Human, false);
+        assert!(out.contains("[wide.json:2:7]"), "{out}");
+        assert!(out.contains(" 1 | k: v\n 2 | näme: é\n"), "{out}");
+        assert!(out.contains(" 3 | next: 1\n"), "{out}");
+    }
+
+    #[test]
+    fn positions_past_the_text_or_at_the_extremes_render() {
+        let text = "a: 1\nb: 2";
+        for (line, col) in [
+            (0, 0),
+            (2, 99),
+            (3, 0),
+            (1000, 5),
+            (u32::MAX, u32::MAX),
+            (1, u32::MAX),
+        ] {
+            for format in [ErrorFormat::Human, ErrorFormat::Github, ErrorFormat::Json] {
+                let out = render(&[at(line, col)], &one_file(text), format, true);
+                assert!(out.contains("metadata.name"), "{line}:{col} {out}");
+            }
+        }
+        let out = render(
+            &[at(1, u32::MAX)],
+            &one_file(text),
+            ErrorFormat::Json,
+            false,
+        );
+        assert!(out.contains("\"column\":4294967296"), "{out}");
+    }
+
+    #[test]
+    fn past_the_limit_diagnostics_are_counted_errors_first() {
+        let mut diags = Vec::new();
+        for i in 0..5 {
+            diags.push(Diagnostic::note(Code::NotAnObject, format!("note {i}")));
+            diags.push(Diagnostic::error(Code::YamlSyntax, format!("error {i}")));
+            diags.push(Diagnostic::warning(
+                Code::UnknownField,
+                format!("warning {i}"),
+            ));
+        }
+        let shown = at_most(diags.clone(), 7);
+        let messages: Vec<&str> = shown.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages[..7],
+            [
+                "error 0",
+                "warning 0",
+                "error 1",
+                "warning 1",
+                "error 2",
+                "error 3",
+                "error 4"
+            ]
+        );
+        assert_eq!(shown[7].code, Code::Omitted);
+        assert_eq!(
+            shown[7].message,
+            "8 more not shown (0 errors, 3 warnings, 5 notes; limit `diagnostics`)"
+        );
+        assert_eq!(at_most(diags.clone(), 15), diags);
     }
 }

@@ -193,7 +193,7 @@ pub(crate) fn load(
 
 /// Loads files given as text (path, text): the same parsing, without touching the file
 /// system.
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn from_texts(files: &[(&str, &str)], limits: &Limits) -> Loaded {
     let mut sources = Sources::new();
     let inputs = files

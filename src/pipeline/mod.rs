@@ -88,7 +88,7 @@ pub(crate) fn run(
 }
 
 /// Renders files given as text: the pipeline without the file system.
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn render_texts(files: &[(&str, &str)], options: &Options) -> Rendering {
     run_loaded(
         load::from_texts(files, &options.load.limits),

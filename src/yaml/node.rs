@@ -447,6 +447,9 @@ mod tests {
         map.retain(|k, _| k.len() < 3);
         model.retain(|(k, _)| k.len() < 3);
         check(&map, &model);
-        assert!(map.index.is_none(), "a map that became small drops its index");
+        assert!(
+            map.index.is_none(),
+            "a map that became small drops its index"
+        );
     }
 }

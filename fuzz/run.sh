@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets one after the other, SECONDS each (FUZZING.md):
+#
+#   fuzz/run.sh SECONDS [TARGET...]      (default: every target)
+#
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Corpora grow in
+# fuzz/corpus/<target> (seeded from testdata/ and examples/), crashes land in
+# fuzz/artifacts/<target>, logs in fuzz/logs; none of them is committed. A crash becomes a
+# regression test in the main suite (tests/integration/bad.rs, or the module's own tests).
+set -uo pipefail
+cd "$(dirname "$0")"
+seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
+shift
+all=(yaml pipeline placeholders versions sizes args diagnostics)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+mkdir -p corpus logs
+
+seed() { # target: copies the repository's inputs into its corpus (once per file)
+  case $1 in
+    yaml)
+      find ../testdata ../examples -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) |
+        while read -r f; do cp -n "$f" "corpus/yaml/seed-$(echo "$f" | tr '/.' '__')"; done ;;
+    pipeline)
+      # One seed per directory: its files joined with NUL bytes, as the target splits them.
+      find ../testdata ../examples -mindepth 1 -type d | while read -r d; do
+        out="corpus/pipeline/seed-$(echo "$d" | tr '/.' '__')"
+        [ -e "$out" ] && continue
+        first=1
+        for f in "$d"/*.yaml; do
+          [ -f "$f" ] || continue
+          [ $first = 1 ] || printf '\0'
+          cat "$f"; first=0
+        done >"$out"
+        [ -s "$out" ] || rm -f "$out"
+      done ;;
+  esac
+}
+
+# Build once (-a: overflow checks and debug assertions on, as in the tests), then run the
+# binaries, so an edit during a long run changes nothing.
+cargo +nightly fuzz build -a >logs/build.log 2>&1 || {
+  cat logs/build.log >&2
+  exit 2
+}
+bin=target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release
+
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t" "artifacts/$t"
+  seed "$t"
+  dict=()
+  [ -f "dicts/$t.dict" ] && dict=(-dict="dicts/$t.dict")
+  start=$(date +%s)
+  touch "logs/.start-$t"
+  "$bin/$t" -artifact_prefix="artifacts/$t/" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" "corpus/$t" >"logs/$t.log" 2>&1
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "logs/$t.log" | tail -1 | grep -o '[0-9]*')
+  crashes=$(find "artifacts/$t" -type f -newer "logs/.start-$t" | wc -l)
+  line="$(date -u +%Y-%m-%dT%H:%MZ) $t: ${took}s, ${runs:-?} runs, coverage ${cov:-?}, exit $rc, ${crashes} new artifacts"
+  echo "$line" | tee -a logs/summary.txt
+  [ $rc -eq 0 ] || status=1
+done
+exit $status
