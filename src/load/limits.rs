@@ -159,8 +159,13 @@ impl Limits {
 
 /// The help line of a limit's error: how to raise it.
 pub(crate) fn raise_help(name: &str) -> String {
+    let why = if name.starts_with("alias-") {
+        "anchors and aliases that copy this much are most likely an alias bomb; "
+    } else {
+        ""
+    };
     format!(
-        "if the input is genuine, raise the limit with `--limit {name}=<N>` (SEMANTICS.md#limits)"
+        "{why}if the input is genuine, raise the limit with `--limit {name}=<N>` (SEMANTICS.md#limits)"
     )
 }
 

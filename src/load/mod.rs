@@ -115,10 +115,7 @@ pub(crate) fn load(
         if size > limits.file_bytes {
             diags.push(bytes_limit(
                 id,
-                format!(
-                    "{} holds more than {} bytes",
-                    input.display, limits.file_bytes
-                ),
+                format!("the file holds more than {} bytes", limits.file_bytes),
                 "file-bytes",
             ));
         } else if total.saturating_add(size) > limits.total_bytes {
@@ -126,8 +123,8 @@ pub(crate) fn load(
             diags.push(bytes_limit(
                 id,
                 format!(
-                    "the inputs hold more than {} bytes together; {} and the files after it were not read",
-                    limits.total_bytes, input.display
+                    "the inputs hold more than {} bytes together; this file and the ones after it were not read",
+                    limits.total_bytes
                 ),
                 "total-bytes",
             ));
@@ -161,10 +158,7 @@ pub(crate) fn load(
             // Standard input, or a file that grew since it was measured.
             diags.push(bytes_limit(
                 id,
-                format!(
-                    "{} holds more than {} bytes",
-                    input.display, limits.file_bytes
-                ),
+                format!("the file holds more than {} bytes", limits.file_bytes),
                 "file-bytes",
             ));
             continue;

@@ -18,6 +18,11 @@ pub(crate) fn repo_root() -> PathBuf {
 
 /// Runs `ome-render` in the repository root with `args`, `env` and `stdin`.
 pub(crate) fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    run_bytes(args, env, stdin.map(str::as_bytes))
+}
+
+/// Runs `ome-render` as [`run_with`] does, with any bytes on standard input.
+pub(crate) fn run_bytes(args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ome-render"));
     cmd.args(args)
         .current_dir(repo_root())
@@ -38,7 +43,7 @@ pub(crate) fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>)
             .stdin
             .take()
             .expect("stdin is piped")
-            .write_all(text.as_bytes())
+            .write_all(text)
             .expect("stdin accepts the input");
     }
     let out = child.wait_with_output().expect("the binary finishes");
