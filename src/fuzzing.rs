@@ -50,6 +50,14 @@ fn same(a: &Node, b: &Node, json: bool) -> bool {
     }
 }
 
+fn has_long_key(node: &Node) -> bool {
+    match &node.value {
+        Value::Map(m) => m.iter().any(|(k, v)| k.len() > 1000 || has_long_key(v)),
+        Value::Seq(items) => items.iter().any(has_long_key),
+        _ => false,
+    }
+}
+
 /// A YAML float's value, `.inf` and `.nan` spellings included.
 fn float(raw: &str) -> Option<f64> {
     let lower = raw.to_ascii_lowercase();
@@ -94,6 +102,11 @@ pub fn yaml(text: &str) {
             "YAML round trip changed the values:\n{}",
             String::from_utf8_lossy(&out)
         );
+        if has_long_key(&doc.root) {
+            // YAML readers, ours too, take no implicit key past 1,024 characters, and every
+            // JSON key is one: such JSON is valid, but not for this reader.
+            continue;
+        }
         let mut out = Vec::new();
         write_json(&doc.root, &mut out);
         let back = reparse(&out);

@@ -48,9 +48,45 @@ fn write_map_entries(m: &Map, ind: usize, out: &mut Vec<u8>, first_written: bool
         if i > 0 || !first_written {
             indent(out, ind);
         }
+        let key_start = out.len();
         write_string(k, out);
-        out.push(b':');
-        write_value_after_key(v, ind, out);
+        if out.len() - key_start > IMPLICIT_KEY_MAX {
+            out.truncate(key_start);
+            out.extend_from_slice(b"? ");
+            write_string(k, out);
+            write_explicit_value(v, ind, out);
+        } else {
+            out.push(b':');
+            write_value_after_key(v, ind, out);
+        }
+    }
+}
+
+/// YAML readers take a key written `key: value` only when it is at most 1,024 characters
+/// long (counted in bytes here, to be safe); a longer key is written `? key` with its value
+/// on the next line after `:`.
+const IMPLICIT_KEY_MAX: usize = 1000;
+
+/// The rest of an entry whose key was written after `? `: its value after `:` on the next
+/// line at `ind`, nested collections indented below it.
+fn write_explicit_value(v: &Node, ind: usize, out: &mut Vec<u8>) {
+    out.push(b'\n');
+    indent(out, ind);
+    out.push(b':');
+    match &v.value {
+        Value::Map(m) if !m.is_empty() => {
+            out.push(b'\n');
+            write_map_body(m, ind + 2, out);
+        }
+        Value::Seq(s) if !s.is_empty() => {
+            out.push(b'\n');
+            write_seq_body(s, ind + 2, out);
+        }
+        _ => {
+            out.push(b' ');
+            write_inline(v, ind + 2, out);
+            out.push(b'\n');
+        }
     }
 }
 
