@@ -53,11 +53,15 @@ for t in "${targets[@]}"; do
   [ -f "dicts/$t.dict" ] && dict=(-dict="dicts/$t.dict")
   start=$(date +%s)
   touch "logs/.start-$t"
-  "$bin/$t" -artifact_prefix="artifacts/$t/" -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" "corpus/$t" >"logs/$t.log" 2>&1
+  # Fork mode: a crash, a timeout or running out of memory is saved and the run goes on, so
+  # every target gets its whole time and every distinct crash is kept.
+  "$bin/$t" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -artifact_prefix="artifacts/$t/" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 "${dict[@]}" "corpus/$t" >"logs/$t.log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' | tail -1)
+  # Fork mode's status lines: `#RUNS: cov: N ft: N corp: N exec/s: N oom/timeout/crash: a/b/c …`.
+  runs=$(grep -o '^#[0-9]*: cov' "logs/$t.log" | tail -1 | grep -o '[0-9]*')
   cov=$(grep -o 'cov: [0-9]*' "logs/$t.log" | tail -1 | grep -o '[0-9]*')
   crashes=$(find "artifacts/$t" -type f -newer "logs/.start-$t" | wc -l)
   line="$(date -u +%Y-%m-%dT%H:%MZ) $t: ${took}s, ${runs:-?} runs, coverage ${cov:-?}, exit $rc, ${crashes} new artifacts"
