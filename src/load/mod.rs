@@ -22,8 +22,9 @@ use crate::source::Sources;
 use crate::yaml::parse::{AliasBudget, limit_names};
 use crate::yaml::{Node, Pos};
 use rayon::prelude::*;
-use std::io::Read;
+use std::io::Read as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Everything read from the inputs.
 #[derive(Debug, Default)]
@@ -63,15 +64,33 @@ fn bytes_limit(file: u32, message: String, limit: &str) -> Diagnostic {
         .help(raise_help(limit))
 }
 
-/// Reads at most `max + 1` bytes of a file named by the walk or the command line, refusing
-/// anything that is not a regular file by the time it is opened.
-fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, String> {
+/// One input after the parallel read: its bytes, or why they were not read.
+enum Read {
+    /// Standard input, read before.
+    Stdin,
+    Bytes(Vec<u8>),
+    /// The file's size passes `file-bytes`.
+    TooLarge,
+    /// Not read yet: the files read so far (in whatever order the threads took them) may have
+    /// spent the `total-bytes` budget. Read afterwards if the files before it leave room.
+    Deferred(std::fs::File, u64),
+    Failed(String),
+}
+
+/// Opens a file named by the walk or the command line, refusing anything that is not a
+/// regular file by the time it is opened, and returns it with its size.
+fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, u64), String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file".to_string());
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(max)).unwrap_or(0));
+    Ok((file, meta.len()))
+}
+
+/// Reads at most `max + 1` bytes of `file`, `size` long when it was measured.
+fn read_all(file: std::fs::File, size: u64, max: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size.min(max)).unwrap_or(0));
     file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
@@ -80,6 +99,13 @@ fn read_file(path: &std::path::Path, max: u64) -> Result<Vec<u8>, String> {
 
 /// Reads and parses everything `options` names. `stdin(max)` supplies at most `max` bytes of
 /// `-`.
+///
+/// The byte limits are checked in input order (SEMANTICS.md#limits): a file past
+/// `file-bytes` is named and not read; the file that takes the inputs past `total-bytes` is
+/// named, and neither it nor the files after it are read. Files are read in parallel; a
+/// shared count of the bytes taken keeps the threads from reading past the budget, and a file
+/// they set aside is read afterwards when the files before it leave room, so what is read
+/// and reported never depends on the threads.
 pub(crate) fn load(
     options: &LoadOptions,
     stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
@@ -95,31 +121,70 @@ pub(crate) fn load(
         None
     };
 
-    // Sizes first, in input order: a file over its limit, or past the total, is named and
-    // not read.
     let mut sources = Sources::new();
+    let inputs: Vec<(u32, Input)> = inputs
+        .into_iter()
+        .map(|input| (sources.add(input.display.clone(), Arc::from("")), input))
+        .collect();
+    let taken = AtomicU64::new(stdin_bytes.as_ref().map_or(0, |b| b.len() as u64));
+    let read: Vec<(u32, Input, Read)> = inputs
+        .into_par_iter()
+        .map(|(id, input)| {
+            let read = match &input.path {
+                None => Read::Stdin,
+                Some(p) => match open_regular(p) {
+                    Err(e) => Read::Failed(e),
+                    Ok((_, size)) if size > limits.file_bytes => Read::TooLarge,
+                    Ok((file, size)) => {
+                        let before = taken.fetch_add(size, Ordering::Relaxed);
+                        if before.saturating_add(size) > limits.total_bytes {
+                            Read::Deferred(file, size)
+                        } else {
+                            match read_all(file, size, limits.file_bytes) {
+                                Ok(bytes) => Read::Bytes(bytes),
+                                Err(e) => Read::Failed(e),
+                            }
+                        }
+                    }
+                },
+            };
+            (id, input, read)
+        })
+        .collect();
+
+    // In input order: the byte limits, as if the files were read one after the other.
+    let too_large = |id| {
+        bytes_limit(
+            id,
+            format!("the file holds more than {} bytes", limits.file_bytes),
+            "file-bytes",
+        )
+    };
+    let mut files = Vec::with_capacity(read.len());
     let mut total: u64 = 0;
-    let mut total_exceeded = false;
-    let mut to_read: Vec<(u32, Input)> = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let size = match &input.path {
-            None => stdin_bytes.as_ref().map_or(0, |b| b.len() as u64),
-            Some(p) => std::fs::metadata(p)
-                .map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?
-                .len(),
+    for (id, input, read) in read {
+        // The size the input counts for, and its bytes if a thread read them.
+        let (size, bytes) = match read {
+            Read::Stdin => {
+                let bytes = stdin_bytes.take().unwrap_or_default();
+                (bytes.len() as u64, Ok(bytes))
+            }
+            Read::Bytes(bytes) => (bytes.len() as u64, Ok(bytes)),
+            Read::Deferred(file, size) => (size, Err(file)),
+            Read::TooLarge => {
+                diags.push(too_large(id));
+                continue;
+            }
+            Read::Failed(e) => {
+                return Err(LoadError(format!("cannot read {}: {e}", input.display)));
+            }
         };
-        let id = sources.add(input.display.clone(), Arc::from(""));
-        if total_exceeded {
+        if size > limits.file_bytes {
+            // Standard input, or a file that grew since it was measured.
+            diags.push(too_large(id));
             continue;
         }
-        if size > limits.file_bytes {
-            diags.push(bytes_limit(
-                id,
-                format!("the file holds more than {} bytes", limits.file_bytes),
-                "file-bytes",
-            ));
-        } else if total.saturating_add(size) > limits.total_bytes {
-            total_exceeded = true;
+        if total.saturating_add(size) > limits.total_bytes {
             diags.push(bytes_limit(
                 id,
                 format!(
@@ -128,39 +193,16 @@ pub(crate) fn load(
                 ),
                 "total-bytes",
             ));
-        } else {
-            total += size;
-            to_read.push((id, input));
+            break;
         }
-    }
-
-    let texts: Vec<(u32, Input, Result<Vec<u8>, String>)> = to_read
-        .into_par_iter()
-        .map(|(id, input)| {
-            let bytes = match &input.path {
-                None => Ok(Vec::new()),
-                Some(p) => read_file(p, limits.file_bytes),
-            };
-            (id, input, bytes)
-        })
-        .collect();
-
-    let mut files = Vec::with_capacity(texts.len());
-    for (id, input, bytes) in texts {
-        let bytes = match (&input.path, bytes) {
-            (None, _) => stdin_bytes.take().unwrap_or_default(),
-            (Some(_), Ok(bytes)) => bytes,
-            (Some(_), Err(e)) => {
-                return Err(LoadError(format!("cannot read {}: {e}", input.display)));
-            }
+        total += size;
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(file) => read_all(file, size, limits.file_bytes)
+                .map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?,
         };
         if bytes.len() as u64 > limits.file_bytes {
-            // Standard input, or a file that grew since it was measured.
-            diags.push(bytes_limit(
-                id,
-                format!("the file holds more than {} bytes", limits.file_bytes),
-                "file-bytes",
-            ));
+            diags.push(too_large(id));
             continue;
         }
         match String::from_utf8(bytes) {
@@ -321,6 +363,24 @@ mod tests {
         };
         options.limits.file_bytes = 200;
         options.limits.total_bytes = 230;
+        // Threads take the files in any order; the outcome is that of reading them in order.
+        for _ in 0..20 {
+            let loaded = load(&options, &mut no_stdin).unwrap();
+            assert_eq!(
+                limit_diags(&loaded),
+                limit_diags(&load(&options, &mut no_stdin).unwrap())
+            );
+            let read: Vec<&str> = loaded.objects.iter().map(|o| o.name.as_str()).collect();
+            assert!(read.is_empty(), "no objects in these files: {read:?}");
+            let texts: Vec<bool> = (0..4)
+                .map(|f| !loaded.sources.get(f).unwrap().text.is_empty())
+                .collect();
+            assert_eq!(
+                texts,
+                [true, false, true, false],
+                "a and c are read, b and d not"
+            );
+        }
         let loaded = load(&options, &mut no_stdin).unwrap();
         let found = limit_diags(&loaded);
         assert_eq!(found.len(), 2, "{found:?}");
