@@ -5,8 +5,10 @@
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`). Corpora grow in
 # fuzz/corpus/<target> (seeded from testdata/ and examples/), crashes land in
-# fuzz/artifacts/<target>, logs in fuzz/logs; none of them is committed. A crash becomes a
-# regression test in the main suite (tests/integration/bad.rs, or the module's own tests).
+# fuzz/artifacts/<target>, logs in fuzz/logs; none of them is committed. A crash's input is
+# kept in fuzz/regressions/<target>/ (replayed here first, and by the `fuzzing` tests in
+# `cargo test --features fuzzing` where the target takes plain text) and becomes a test in the
+# main suite.
 set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
@@ -51,6 +53,13 @@ for t in "${targets[@]}"; do
   seed "$t"
   dict=()
   [ -f "dicts/$t.dict" ] && dict=(-dict="dicts/$t.dict")
+  # The inputs earlier runs crashed on, first: each must pass now.
+  if compgen -G "regressions/$t/*" >/dev/null; then
+    "$bin/$t" regressions/"$t"/* >"logs/$t-regressions.log" 2>&1 || {
+      echo "$t: a regression input fails again (logs/$t-regressions.log)" >&2
+      status=1
+    }
+  fi
   start=$(date +%s)
   touch "logs/.start-$t"
   # Fork mode: a crash, a timeout or running out of memory is saved and the run goes on, so

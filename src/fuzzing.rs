@@ -266,3 +266,88 @@ pub fn diagnostics(text: &str, positions: &[(u32, u32)], message: &str) {
         }
     }
 }
+
+/// The entry points on the repository's own inputs and on every input fuzzing found a
+/// crash with (`fuzz/regressions/`), so `.ci/run` checks them without a fuzzer.
+#[cfg(test)]
+mod tests {
+    #![expect(
+        clippy::disallowed_methods,
+        reason = "the test reads the repository's inputs"
+    )]
+
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+
+    fn under(dir: &str) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut out);
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn the_reader_and_the_pipeline_take_every_input_of_the_repository() {
+        let mut seen = 0;
+        for path in under("testdata").into_iter().chain(under("examples")) {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            yaml(&text);
+            pipeline(text.as_bytes());
+            seen += 1;
+        }
+        assert!(seen > 40, "{seen} inputs");
+    }
+
+    #[test]
+    fn the_crashes_fuzzing_found_stay_fixed() {
+        let yaml_inputs = under("fuzz/regressions/yaml");
+        let pipeline_inputs = under("fuzz/regressions/pipeline");
+        assert!(!yaml_inputs.is_empty() && !pipeline_inputs.is_empty());
+        for path in yaml_inputs {
+            let bytes = std::fs::read(&path).unwrap();
+            yaml(std::str::from_utf8(&bytes).unwrap());
+        }
+        for path in pipeline_inputs {
+            pipeline(&std::fs::read(&path).unwrap());
+        }
+    }
+
+    #[test]
+    fn the_other_entry_points_take_their_edge_cases() {
+        placeholders(
+            "{{.Name}} {{index .Labels \"a\"}} {{",
+            &[("a".into(), "b".into())],
+        );
+        placeholders("no braces", &[]);
+        versions("1.2.3", "v1.2", "1.2.3-rc.1", "GreaterThanOrEqual");
+        sizes("7B", Some("1B"), None);
+        sizes("", None, Some("NaN"));
+        args(
+            &["--tp-size=2".into(), "--x".into()],
+            &["--x=1".into()],
+            Some(4),
+            Some(0),
+        );
+        diagnostics(
+            "a: 1\nb: é\n",
+            &[(0, 0), (2, 3), (u32::MAX, u32::MAX), (1, 70_000)],
+            "m",
+        );
+    }
+}

@@ -18,6 +18,9 @@
 //!
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.
+//!
+//! With the `fuzzing` feature, `fuzzing` holds the entry points of the fuzz targets in
+//! `fuzz/` (FUZZING.md); nothing else of the library is public.
 
 pub(crate) mod catalog;
 pub mod cli;
