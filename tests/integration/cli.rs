@@ -435,3 +435,25 @@ fn a_closed_pipe_is_not_a_failure() {
         assert!(!stderr.contains("error"), "{args:?}: {stderr}");
     }
 }
+
+/// A FIFO in a walked tree is skipped with a note, never opened (reading it would wait for a
+/// writer forever); a FIFO named on the command line is refused (`testdata/bad/fifo-argument`).
+#[test]
+fn a_fifo_in_a_tree_is_skipped_with_a_note() {
+    let dir = scratch("fifo-tree");
+    copy_files(&repo_root().join(EXAMPLE), &dir, |n| n.to_string());
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe.yaml"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("kind: Deployment\n"));
+    assert!(
+        out.stderr
+            .contains("pipe.yaml is a FIFO; skipped (only regular files are read)"),
+        "{}",
+        out.stderr
+    );
+}
