@@ -1,6 +1,7 @@
-//! Finding the input files: walk directories (sorted, hidden entries and symlinks skipped),
-//! keep `*.yaml`, `*.yml` and `*.json`, apply `--include`/`--exclude`, and take `-` as
-//! standard input.
+//! Finding the input files: walk directories (sorted; hidden entries, symlinks and
+//! non-regular files such as FIFOs skipped, the last two with a note), keep `*.yaml`, `*.yml`
+//! and `*.json`, apply `--include`/`--exclude`, and take `-` as standard input. A FIFO or a
+//! device named on the command line is refused: reading it could wait forever.
 
 use super::LoadError;
 use super::limits::Limits;

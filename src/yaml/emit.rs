@@ -15,6 +15,12 @@ pub(crate) fn write_yaml(node: &Node, out: &mut Vec<u8>) {
     match &node.value {
         Value::Map(m) if !m.is_empty() => write_map_body(m, 0, out),
         Value::Seq(s) if !s.is_empty() => write_seq_body(s, 0, out),
+        // A scalar document: never a literal block, whose lines would start at column 0,
+        // where `---` and `...` end the document.
+        Value::Str(text) => {
+            write_string(text, out);
+            out.push(b'\n');
+        }
         _ => {
             write_inline(node, 0, out);
             out.push(b'\n');
@@ -252,6 +258,11 @@ pub(crate) fn plain_ok(s: &str) -> bool {
         return false;
     };
     if s.trim() != s || YAML11_WORDS.contains(&s) {
+        return false;
+    }
+    // `---` and `...` start and end documents when a line starts with them (a key at the top
+    // level, a scalar document).
+    if s.starts_with("---") || s.starts_with("...") {
         return false;
     }
     match first {
@@ -525,6 +536,11 @@ mod tests {
             "a ",
             "- a",
             "-",
+            "---",
+            "--- a",
+            "---3",
+            "...",
+            "... .null",
             "a: b",
             "a #b",
             "a:",
@@ -622,5 +638,25 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{\"a\":\"x\\\"y\\n\",\"b\":[1,true,null],\"f\":0.5}\n"
         );
+    }
+
+    /// Found by fuzzing: a key or a scalar document starting with `---` or `...` ended the
+    /// document, and a multi-line scalar document was a literal block at column 0.
+    #[test]
+    fn document_markers_never_start_a_line() {
+        for text in ["--- a", "... b", "---", "line\n... x\n--- y"] {
+            let as_key = Node::map(map! { text => Node::int(1) });
+            let as_document = Node::str(text);
+            for node in [as_key, as_document] {
+                let yaml = to_yaml_string(&node);
+                let docs = parse_stream(&yaml, 0).unwrap_or_else(|e| panic!("{e:?}\n{yaml}"));
+                assert_eq!(docs.len(), 1, "{yaml}");
+                assert_eq!(
+                    to_json_string(&docs[0].root),
+                    to_json_string(&node),
+                    "{yaml}"
+                );
+            }
+        }
     }
 }
