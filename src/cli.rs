@@ -5,6 +5,7 @@
 
 use crate::diagnostics::report::ErrorFormat;
 use crate::emit::Format;
+use crate::load::Limits;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -108,6 +109,29 @@ pub struct GlobalArgs {
         value_name = "WHEN"
     )]
     pub color: ColorArg,
+    /// Raise (or lower) one of the limits on the input: NAME=N, repeatable
+    /// (`--limit depth=256`); SEMANTICS.md#limits lists the names and their defaults.
+    #[arg(long, global = true, value_name = "NAME=N", value_parser = limit_assignment)]
+    pub limit: Vec<String>,
+}
+
+impl GlobalArgs {
+    /// The run's limits: the defaults, with each `--limit` applied in order.
+    pub(crate) fn limits(&self) -> Limits {
+        let mut limits = Limits::default();
+        for assignment in &self.limit {
+            // Each was checked when the command line was parsed.
+            let _ = limits.set(assignment);
+        }
+        limits
+    }
+}
+
+/// `--limit NAME=N`: a known limit and a positive whole number, checked as the command line
+/// is parsed, so a wrong one is a usage error (exit 2).
+fn limit_assignment(value: &str) -> Result<String, String> {
+    Limits::default().set(value)?;
+    Ok(value.to_string())
 }
 
 #[derive(Args, Debug, Clone, Default, PartialEq, Eq)]

@@ -19,12 +19,18 @@
 //!
 //! Every stage between loading and emitting is pure and reports problems as
 //! [`diagnostics::Diagnostic`]s.
+//!
+//! With the `fuzzing` feature, `fuzzing` holds the entry points of the fuzz targets in
+//! `fuzz/` (FUZZING.md); nothing else of the library is public.
 
 pub(crate) mod catalog;
 pub mod cli;
 pub(crate) mod commands;
 pub(crate) mod diagnostics;
 pub(crate) mod emit;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod inherit;
 pub(crate) mod load;
 pub(crate) mod merge;

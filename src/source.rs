@@ -3,13 +3,22 @@
 //! A [`Pos`](crate::yaml::Pos) names its file by index into [`Sources`].
 
 use crate::yaml::Pos;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Debug)]
 pub(crate) struct SourceFile {
     /// The path as the user wrote it (joined with the walked names), or `<stdin>`.
     pub(crate) path: String,
     pub(crate) text: Arc<str>,
+    /// Built the first time a diagnostic quotes the file.
+    lines: OnceLock<LineIndex>,
+}
+
+impl SourceFile {
+    /// Where the file's lines (and characters) start.
+    pub(crate) fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -24,7 +33,11 @@ impl Sources {
 
     /// Adds a file and returns its index.
     pub(crate) fn add(&mut self, path: String, text: Arc<str>) -> u32 {
-        self.files.push(SourceFile { path, text });
+        self.files.push(SourceFile {
+            path,
+            text,
+            lines: OnceLock::new(),
+        });
         u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
     }
 
@@ -34,6 +47,14 @@ impl Sources {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
+    }
+
+    /// Replaces the text of a file added before it was read.
+    pub(crate) fn set_text(&mut self, file: u32, text: Arc<str>) {
+        if let Some(f) = self.files.get_mut(file as usize) {
+            f.text = text;
+            f.lines = OnceLock::new();
+        }
     }
 
     pub(crate) fn get(&self, file: u32) -> Option<&SourceFile> {
@@ -50,18 +71,152 @@ impl Sources {
     }
 }
 
-/// The byte offset of a 1-based line and 0-based character column in `text`.
-pub(crate) fn byte_offset(text: &str, line: u32, col: u32) -> usize {
-    let mut offset = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line as usize {
-            let within = l
-                .char_indices()
-                .nth(col as usize)
-                .map_or(l.trim_end_matches(['\n', '\r']).len(), |(b, _)| b);
-            return offset + within;
+/// Every this many characters, a file with non-ASCII text records the byte they start at.
+const CHECKPOINT: usize = 1024;
+
+/// Where each line of a file starts, so a diagnostic finds its line and column in constant
+/// time however long the file or the line (SEMANTICS.md#limits). A file that is not all ASCII
+/// also records the character index of each line and the byte offset of every
+/// [`CHECKPOINT`]-th character, since columns count characters.
+#[derive(Debug)]
+pub(crate) struct LineIndex {
+    /// Byte offset of each line's first byte; a text ending in a line break has an empty
+    /// last line.
+    starts: Vec<usize>,
+    /// For non-ASCII text: the character index of each line's start, and checkpoints.
+    chars: Option<(Vec<usize>, Vec<usize>)>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        let chars = (!text.is_ascii()).then(|| {
+            let mut line_chars = Vec::with_capacity(starts.len());
+            let mut checkpoints = Vec::with_capacity(text.len() / CHECKPOINT + 1);
+            let mut line = 0;
+            for (n, (b, _)) in text.char_indices().enumerate() {
+                if n % CHECKPOINT == 0 {
+                    checkpoints.push(b);
+                }
+                while line < starts.len() && starts[line] <= b {
+                    line_chars.push(n);
+                    line += 1;
+                }
+            }
+            let total = text.chars().count();
+            while line_chars.len() < starts.len() {
+                line_chars.push(total);
+            }
+            (line_chars, checkpoints)
+        });
+        LineIndex {
+            starts,
+            chars,
+            len: text.len(),
         }
-        offset += l.len();
     }
-    text.len()
+
+    /// How many lines the text has.
+    pub(crate) fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The byte range of 1-based `line`, without its line break (`\n` or `\r\n`).
+    pub(crate) fn range(&self, text: &str, line: u32) -> Option<(usize, usize)> {
+        let i = (line as usize).checked_sub(1)?;
+        let start = *self.starts.get(i)?;
+        let mut end = self.starts.get(i + 1).map_or(self.len, |next| next - 1);
+        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        Some((start, end))
+    }
+
+    /// The byte offset in `text` of 0-based character `col` of 1-based `line`, clamped to
+    /// the line's end; the end of the text for a line past it.
+    pub(crate) fn offset(&self, text: &str, line: u32, col: u32) -> usize {
+        let Some((start, end)) = self.range(text, line) else {
+            return text.len();
+        };
+        let col = col as usize;
+        let Some((line_chars, checkpoints)) = &self.chars else {
+            return (start + col).min(end);
+        };
+        let i = line as usize - 1;
+        let target = line_chars[i] + col;
+        // Walk from the nearest checkpoint (or the line's start, if that is nearer).
+        let k = target / CHECKPOINT;
+        let (mut b, mut c) = match checkpoints.get(k) {
+            // The checkpoint is past the line, so the column is too.
+            Some(&cb) if cb > end => return end,
+            Some(&cb) if k * CHECKPOINT >= line_chars[i] => (cb, k * CHECKPOINT),
+            _ => (start, line_chars[i]),
+        };
+        for ch in text[b..end].chars() {
+            if c == target {
+                break;
+            }
+            b += ch.len_utf8();
+            c += 1;
+        }
+        b.min(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The offset the slow way: walk the lines and characters.
+    fn walk(text: &str, line: u32, col: u32) -> usize {
+        let mut offset = 0;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i + 1 == line as usize {
+                let body = l.trim_end_matches('\n').trim_end_matches('\r');
+                return offset
+                    + body
+                        .char_indices()
+                        .nth(col as usize)
+                        .map_or(body.len(), |(b, _)| b);
+            }
+            offset += l.len();
+        }
+        if text.ends_with('\n') && line as usize == text.split_inclusive('\n').count() + 1 {
+            return text.len();
+        }
+        text.len()
+    }
+
+    #[test]
+    fn offsets_match_a_walk_over_ascii_and_wide_text() {
+        let long: String = "é".repeat(3000) + "x: 1\n";
+        let texts = [
+            "a: 1\nbb: 2\n\nccc: 3".to_string(),
+            "a: 1\r\nb: é\r\n".to_string(),
+            format!("k: v\n{long}{long}tail"),
+            "ü".repeat(5000),
+        ];
+        for text in &texts {
+            let index = LineIndex::new(text);
+            for line in 1..=index.count() as u32 + 1 {
+                for col in [
+                    0, 1, 2, 3, 1023, 1024, 1025, 2999, 3000, 3001, 4999, 5000, 9000,
+                ] {
+                    assert_eq!(
+                        index.offset(text, line, col),
+                        walk(text, line, col),
+                        "line {line} col {col} of {:?}",
+                        &text[..text.len().min(20)]
+                    );
+                }
+            }
+        }
+    }
 }

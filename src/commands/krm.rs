@@ -16,7 +16,7 @@ use crate::cli::GlobalArgs;
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, Severity};
 use crate::emit::{self, Format};
-use crate::load::krm::resource_list;
+use crate::load::krm::resource_list_bytes;
 use crate::load::{self, LoadOptions, Loaded, Object};
 use crate::map;
 use crate::model::fields::Reader;
@@ -451,11 +451,12 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             "ome-render krm is a KRM function: it reads a ResourceList on standard input, as kustomize and kpt send it; to render files, run `ome-render render PATH`",
         );
     }
-    let text = match read_stdin() {
-        Ok(text) => text,
+    let limits = global.limits();
+    let bytes = match read_stdin(limits.file_bytes.saturating_add(1)) {
+        Ok(bytes) => bytes,
         Err(e) => return fatal(&format!("cannot read standard input: {e}")),
     };
-    let list = resource_list(text);
+    let list = resource_list_bytes(bytes, &limits);
     let no_origins = Origins::default();
     if list.has_errors() {
         return failed(list.loaded.diags, &list.loaded.sources, &no_origins, global);
@@ -480,16 +481,21 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
 
     // Generator mode reads the paths; either mode reads the settings file.
     let read = if config.paths.is_empty() {
-        load::load_settings(std::mem::take(&mut loaded), global.settings.clone())
+        load::load_settings(
+            std::mem::take(&mut loaded),
+            global.settings.clone(),
+            &limits,
+        )
     } else {
         let options = LoadOptions {
             paths: config.paths.clone(),
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            limits,
         };
-        load::load_more(std::mem::take(&mut loaded), &options, &mut || {
-            Ok(String::new())
+        load::load_more(std::mem::take(&mut loaded), &options, &mut |_| {
+            Ok(Vec::new())
         })
     };
     let loaded: Loaded = match read {
@@ -670,7 +676,8 @@ mod tests {
     #[test]
     fn results_name_the_item_and_its_file() {
         let text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '2'\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata:\n    name: b\n    namespace: ns\n    annotations:\n      kustomize.config.k8s.io/id: x\n  spec: {}\n";
-        let list = resource_list(text.to_string());
+        let list =
+            crate::load::krm::resource_list(text.to_string(), &crate::load::Limits::default());
         let origins = Origins::of(
             &list.loaded.objects,
             None,

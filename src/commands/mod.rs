@@ -18,7 +18,9 @@ pub(crate) mod shell;
 pub(crate) mod tree;
 
 use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
-use crate::diagnostics::report::{ErrorFormat, Summary, render as render_report, summarise};
+use crate::diagnostics::report::{
+    ErrorFormat, Item, Summary, at_most, render as render_report, summarise,
+};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::load::LoadOptions;
 use crate::pipeline::Options;
@@ -81,6 +83,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            limits: global.limits(),
         },
         namespace: global
             .namespace
@@ -90,10 +93,11 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
     }
 }
 
-pub(crate) fn read_stdin() -> std::io::Result<String> {
-    let mut s = String::new();
-    std::io::stdin().read_to_string(&mut s)?;
-    Ok(s)
+/// Reads at most `max` bytes of standard input; the loader checks them as it checks a file.
+pub(crate) fn read_stdin(max: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().lock().take(max).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether an environment variable is set to something other than empty or `0`.
@@ -151,7 +155,11 @@ pub(crate) fn report(
         .filter(|d| !(global.quiet && d.severity == Severity::Note))
         .collect();
     let format: ErrorFormat = global.error_format.into();
-    let summarised = summarise(&shown, format, global.verbose);
+    let (mut summarised, omitted) = at_most(
+        summarise(&shown, format, global.verbose),
+        global.limits().diagnostics,
+    );
+    summarised.extend(omitted.as_ref().map(Item::Diagnostic));
     let text = render_report(&summarised, sources, format, use_color(global));
     let summary = Summary::of(diags, sources.len());
     let mut stderr = std::io::stderr().lock();

@@ -46,7 +46,7 @@ fn write(
     sources: &mut Sources,
     mut diags: Vec<Diagnostic>,
 ) -> ExitStatus {
-    let (id, objects, mut file_diags) = match load::read_manifest(file, sources) {
+    let (id, objects, mut file_diags) = match load::read_manifest(file, sources, &global.limits()) {
         Ok(read) => read,
         Err(e) => return fatal(&e.to_string()),
     };

@@ -26,6 +26,9 @@ pub(crate) enum Code {
     NotUtf8,
     /// YAML or JSON syntax error.
     YamlSyntax,
+    /// An input exceeds one of the run's limits (SEMANTICS.md#limits): its size, the
+    /// documents, nesting depth, keys of a map, or what anchors and aliases copy.
+    Limit,
     /// A document that is not a Kubernetes object was skipped.
     NotAnObject,
     /// A `kustomization.yaml` was skipped.
@@ -166,6 +169,9 @@ pub(crate) enum Code {
     KrmResourceList,
     /// The KRM function's `functionConfig` is invalid (SEMANTICS.md#krm-function).
     KrmFunctionConfig,
+    /// Diagnostics left out of the report past the `diagnostics` limit, counted
+    /// (SEMANTICS.md#limits).
+    Omitted,
 }
 
 impl Code {
@@ -179,6 +185,7 @@ impl Code {
         match self {
             Code::NotUtf8 => "ome::load::utf8",
             Code::YamlSyntax => "ome::load::yaml",
+            Code::Limit => "ome::load::limit",
             Code::NotAnObject => "ome::load::not-an-object",
             Code::Kustomization => "ome::load::kustomization",
             Code::DuplicateObject => "ome::load::duplicate",
@@ -237,6 +244,7 @@ impl Code {
             Code::StaleOutput => "ome::output::stale",
             Code::KrmResourceList => "ome::krm::resource-list",
             Code::KrmFunctionConfig => "ome::krm::function-config",
+            Code::Omitted => "ome::report::omitted",
         }
     }
 }

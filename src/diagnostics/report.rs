@@ -2,11 +2,12 @@
 //! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
 
 use super::{Code, Diagnostic, Severity};
-use crate::source::{Sources, byte_offset};
+use crate::source::{SourceFile, Sources};
 use crate::yaml::Pos;
 use crate::yaml::emit::write_json_string;
 use miette::{
-    GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan, ThemeCharacters,
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents, ThemeCharacters,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -160,6 +161,52 @@ pub(crate) fn render(
     out
 }
 
+/// At most `max` diagnostics of `items`, in their order: errors first, then warnings, then
+/// notes, when some must go; the counts of repeats (`Item::More`) always stay. Returns the
+/// items kept and a closing note counting the diagnostics left out. Sorting is `n log n`, so
+/// a run with a million diagnostics reports in time.
+pub(crate) fn at_most<'a>(items: Vec<Item<'a>>, max: usize) -> (Vec<Item<'a>>, Option<Diagnostic>) {
+    let severity = |item: &Item<'_>| match item {
+        Item::Diagnostic(d) => Some(d.severity),
+        Item::More { .. } => None,
+    };
+    let mut order: Vec<(Severity, usize)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| severity(item).map(|s| (s, i)))
+        .collect();
+    if order.len() <= max {
+        return (items, None);
+    }
+    order.sort_unstable();
+    let mut keep = vec![true; items.len()];
+    let mut left_out = [0usize; 3];
+    for &(s, i) in &order[max..] {
+        keep[i] = false;
+        left_out[s as usize] += 1;
+    }
+    let kept = items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, keep)| keep.then_some(item))
+        .collect();
+    let [errors, warnings, notes] = left_out;
+    let note = Diagnostic::note(
+        Code::Omitted,
+        format!(
+            "{} more not shown ({}, {}, {}; limit `diagnostics`)",
+            thousands(errors + warnings + notes),
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(notes, "note"),
+        ),
+    )
+    .help(format!(
+        "fix the ones above and run again, or raise the limit with `--limit diagnostics=<N>` (SEMANTICS.md#limits); at most {max} are shown"
+    ));
+    (kept, Some(note))
+}
+
 fn severity_word(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -188,7 +235,7 @@ struct MietteView {
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Snippet>,
     labels: Vec<LabeledSpan>,
     related: Vec<MietteView>,
 }
@@ -237,12 +284,144 @@ impl miette::Diagnostic for MietteView {
     }
 }
 
-/// The span of the token at a position: up to the next space, `:` or line end.
-fn token_span(text: &str, line: u32, col: u32) -> SourceSpan {
-    let start = byte_offset(text, line, col);
-    let rest = &text[start..];
+/// Lines are shown whole up to this many characters; a longer one is cut to this many around
+/// the column (minified JSON puts whole objects on one line).
+const WINDOW: usize = 120;
+
+/// What marks a cut line.
+const CUT: &str = "...";
+
+/// The few lines of a file a diagnostic shows, as miette's source: miette reads only these,
+/// so a diagnostic costs the same at line 1 or 1,000,000 and at column 5 or 5,000,000, and
+/// long lines are cut to a window around the column (miette's underline panics past column
+/// 65,535). Line numbers and the column stay those of the file.
+struct Snippet {
+    name: String,
+    text: String,
+    /// The file's 0-based line number of the snippet's first line.
+    first_line: usize,
+    /// Where the label starts in `text`, and its true column (characters).
+    label_offset: usize,
+    label_col: usize,
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner =
+            self.text
+                .as_str()
+                .read_span(span, context_lines_before, context_lines_after)?;
+        let column = if span.offset() == self.label_offset && context_lines_before == 0 {
+            self.label_col
+        } else {
+            inner.column()
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            column,
+            inner.line_count(),
+        )))
+    }
+}
+
+/// The byte range of a window of at most [`WINDOW`] characters of `line` (a line's text)
+/// starting at byte `from`.
+fn window_end(line: &str, from: usize) -> usize {
+    line[from..]
+        .char_indices()
+        .nth(WINDOW)
+        .map_or(line.len(), |(b, _)| from + b)
+}
+
+/// The lines around `pos` (one before and after), cut to a window when long, and the span
+/// of the token at the position within them.
+fn snippet(file: &SourceFile, pos: Pos) -> (Snippet, SourceSpan) {
+    let text: &str = &file.text;
+    let index = file.lines();
+    let line = pos.line.max(1);
+    // A position past the last line (an error at the end of the text) shows an empty line.
+    let label_range = index.range(text, line).unwrap_or((text.len(), text.len()));
+    let label_line = &text[label_range.0..label_range.1];
+    let col_byte = index
+        .offset(text, line, pos.col)
+        .clamp(label_range.0, label_range.1)
+        - label_range.0;
+    // The window starts up to half of it before the column, on a character boundary.
+    let cut = label_line.len() > WINDOW && label_line.chars().nth(WINDOW).is_some();
+    let (window_start_col, window_start) = if cut {
+        let back = label_line[..col_byte]
+            .char_indices()
+            .rev()
+            .nth(WINDOW / 2 - 1)
+            .map_or(0, |(b, _)| b);
+        (
+            (pos.col as usize).saturating_sub(label_line[back..col_byte].chars().count()),
+            back,
+        )
+    } else {
+        (0, 0)
+    };
+
+    let first = line.saturating_sub(1).max(1);
+    let last = line
+        .saturating_add(1)
+        .min(u32::try_from(index.count()).unwrap_or(u32::MAX));
+    let mut out = String::new();
+    let mut label_offset = 0;
+    for n in first..=last.max(line) {
+        if n > first {
+            out.push('\n');
+        }
+        let (start, end) = index.range(text, n).unwrap_or((text.len(), text.len()));
+        let body = &text[start..end];
+        let (from, to) = if !cut {
+            (0, body.len())
+        } else if n == line {
+            (window_start, window_end(body, window_start))
+        } else {
+            let from =
+                index.offset(text, n, u32::try_from(window_start_col).unwrap_or(u32::MAX)) - start;
+            (from, window_end(body, from))
+        };
+        if from > 0 {
+            out.push_str(CUT);
+        }
+        if n == line {
+            label_offset = out.len() + col_byte - from;
+        }
+        out.push_str(&body[from..to]);
+        if to < body.len() {
+            out.push_str(CUT);
+        }
+    }
+    // The line break after the last line, as the file has it.
+    if index
+        .range(text, last.max(line).saturating_add(1))
+        .is_some()
+    {
+        out.push('\n');
+    }
+    let rest = &out[label_offset..];
     let len = rest.find(['\n', '\r', ':', ' ']).unwrap_or(rest.len());
-    SourceSpan::new(start.into(), len.max(1).min(rest.len()))
+    let span = SourceSpan::new(label_offset.into(), len.max(1).min(rest.len()));
+    (
+        Snippet {
+            name: file.path.clone(),
+            text: out,
+            first_line: first as usize - 1,
+            label_offset,
+            label_col: pos.col as usize,
+        },
+        span,
+    )
 }
 
 fn view(
@@ -256,11 +435,8 @@ fn view(
     let file = pos.and_then(|p| sources.get(p.file).map(|f| (p, f)));
     let (source, labels) = match file {
         Some((p, f)) => {
-            let span = token_span(&f.text, p.line, p.col);
-            (
-                Some(NamedSource::new(f.path.clone(), f.text.to_string())),
-                vec![LabeledSpan::new_with_span(label, span)],
-            )
+            let (snippet, span) = snippet(f, p);
+            (Some(snippet), vec![LabeledSpan::new_with_span(label, span)])
         }
         None => (None, Vec::new()),
     };
@@ -369,20 +545,32 @@ fn gh_escape(s: &str, property: bool) -> String {
 struct Place<'s> {
     path: &'s str,
     line: u32,
-    col: u32,
-    end_col: u32,
+    col: u64,
+    end_col: u64,
 }
 
 fn place(pos: Pos, sources: &Sources) -> Option<Place<'_>> {
     let file = sources.get(pos.file)?;
-    let span = token_span(&file.text, pos.line, pos.col);
-    let token = &file.text[span.offset()..span.offset() + span.len()];
-    let width = u32::try_from(token.chars().count()).unwrap_or(u32::MAX);
+    let text: &str = &file.text;
+    let index = file.lines();
+    let line_end = index
+        .range(text, pos.line)
+        .map_or(text.len(), |(_, end)| end);
+    let start = index.offset(text, pos.line, pos.col).min(line_end);
+    let rest = &text[start..line_end];
+    let token = &rest[..rest.find([':', ' ']).unwrap_or(rest.len())];
+    // An empty token (a position on a `:` or a line's end) still marks one character,
+    // unless the text ends there.
+    let width = match token.chars().count() {
+        0 if start < text.len() => 1,
+        n => n as u64,
+    };
+    let col = u64::from(pos.col) + 1;
     Some(Place {
         path: &file.path,
         line: pos.line,
-        col: pos.col + 1,
-        end_col: (pos.col + 1).saturating_add(width),
+        col,
+        end_col: col + width,
     })
 }
 
@@ -495,8 +683,7 @@ fn json(d: &Diagnostic, sources: &Sources) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Code, ObjectRef};
-    use crate::yaml::Pos;
+    use crate::diagnostics::ObjectRef;
     use std::sync::Arc;
 
     fn sources() -> Sources {
@@ -636,5 +823,124 @@ mod tests {
             "ome-render: 1 error, 7,040 warnings in 12 files; nothing was written"
         );
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    fn one_file(text: &str) -> Sources {
+        let mut s = Sources::new();
+        s.add("wide.json".into(), Arc::from(text));
+        s
+    }
+
+    fn at(line: u32, col: u32) -> Diagnostic {
+        Diagnostic::error(Code::InvalidField, "ConfigMap has no `metadata.name`")
+            .at(Pos { file: 0, line, col })
+            .field("metadata.name")
+    }
+
+    #[test]
+    fn a_position_past_column_65535_renders_a_window_with_the_true_column() {
+        // Minified JSON: everything on one line, the error near its end. miette's underline
+        // used to panic ("Formatting argument out of range") past column 65,535.
+        let text = format!(
+            "[{}{{\"kind\": \"ConfigMap\", \"metadata\": {{}}}}]\n",
+            "{\"a\": 1}, ".repeat(10_000)
+        );
+        let col = u32::try_from(text.find("\"metadata\"").unwrap()).unwrap();
+        assert!(col > 65_535);
+        let out = render(
+            &[Item::Diagnostic(&at(1, col))],
+            &one_file(&text),
+            ErrorFormat::Human,
+            false,
+        );
+        assert!(out.contains(&format!("[wide.json:1:{}]", col + 1)), "{out}");
+        assert!(out.contains(" 1 | ..."), "{out}");
+        assert!(out.contains("\"metadata\": {}}]"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() < 200), "{out}");
+    }
+
+    #[test]
+    fn columns_count_characters_and_short_lines_are_whole() {
+        let text = "k: v\nnäme: é\nnext: 1\n";
+        let out = render(
+            &[Item::Diagnostic(&at(2, 6))],
+            &one_file(text),
+            ErrorFormat::Human,
+            false,
+        );
+        assert!(out.contains("[wide.json:2:7]"), "{out}");
+        assert!(out.contains(" 1 | k: v\n 2 | näme: é\n"), "{out}");
+        assert!(out.contains(" 3 | next: 1\n"), "{out}");
+    }
+
+    #[test]
+    fn positions_past_the_text_or_at_the_extremes_render() {
+        let text = "a: 1\nb: 2";
+        for (line, col) in [
+            (0, 0),
+            (2, 99),
+            (3, 0),
+            (1000, 5),
+            (u32::MAX, u32::MAX),
+            (1, u32::MAX),
+        ] {
+            for format in [ErrorFormat::Human, ErrorFormat::Github, ErrorFormat::Json] {
+                let out = render(
+                    &[Item::Diagnostic(&at(line, col))],
+                    &one_file(text),
+                    format,
+                    true,
+                );
+                assert!(out.contains("metadata.name"), "{line}:{col} {out}");
+            }
+        }
+        let out = render(
+            &[Item::Diagnostic(&at(1, u32::MAX))],
+            &one_file(text),
+            ErrorFormat::Json,
+            false,
+        );
+        assert!(out.contains("\"column\":4294967296"), "{out}");
+    }
+
+    #[test]
+    fn past_the_limit_diagnostics_are_counted_errors_first() {
+        let mut diags = Vec::new();
+        for i in 0..5 {
+            diags.push(Diagnostic::note(Code::NotAnObject, format!("note {i}")));
+            diags.push(Diagnostic::error(Code::YamlSyntax, format!("error {i}")));
+            diags.push(Diagnostic::warning(
+                Code::UnknownField,
+                format!("warning {i}"),
+            ));
+        }
+        let items: Vec<Item<'_>> = diags.iter().map(Item::Diagnostic).collect();
+        let (shown, omitted) = at_most(items.clone(), 7);
+        let messages: Vec<&str> = shown
+            .iter()
+            .map(|item| match item {
+                Item::Diagnostic(d) => d.message.as_str(),
+                Item::More { .. } => "more",
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "error 0",
+                "warning 0",
+                "error 1",
+                "warning 1",
+                "error 2",
+                "error 3",
+                "error 4"
+            ]
+        );
+        let omitted = omitted.expect("a closing note");
+        assert_eq!(omitted.code, Code::Omitted);
+        assert_eq!(
+            omitted.message,
+            "8 more not shown (0 errors, 3 warnings, 5 notes; limit `diagnostics`)"
+        );
+        assert_eq!(at_most(items.clone(), 15), (items, None));
     }
 }

@@ -1,11 +1,14 @@
-//! Finding the input files: walk directories (sorted, hidden entries and symlinks skipped),
-//! keep `*.yaml`, `*.yml` and `*.json`, apply `--include`/`--exclude`, and take `-` as
-//! standard input.
+//! Finding the input files: walk directories (sorted; hidden entries, symlinks and
+//! non-regular files such as FIFOs skipped, the last two with a note), keep `*.yaml`, `*.yml`
+//! and `*.json`, apply `--include`/`--exclude`, and take `-` as standard input. A FIFO or a
+//! device named on the command line is refused: reading it could wait forever.
 
 use super::LoadError;
+use super::limits::Limits;
 use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 /// What to load.
@@ -20,6 +23,8 @@ pub(crate) struct LoadOptions {
     /// The settings file (`--settings`); by default `ome-render.yaml` in the first path, or
     /// beside it when that path is a file or `-` (SEMANTICS.md#settings).
     pub(crate) settings: Option<PathBuf>,
+    /// How much input a run accepts (SEMANTICS.md#limits).
+    pub(crate) limits: Limits,
 }
 
 /// What discovery found.
@@ -81,6 +86,28 @@ fn display(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// What a file that is neither a regular file nor a directory is, for messages.
+fn special_kind(kind: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = kind;
+    "not a regular file"
+}
+
 /// The settings file of a run: `--settings`, else `ome-render.yaml` in the first path (a
 /// directory), or beside it (a file, or `-` for the current directory).
 fn settings_file(
@@ -88,12 +115,19 @@ fn settings_file(
     first: &Path,
 ) -> Result<(Option<PathBuf>, String), LoadError> {
     if let Some(path) = &options.settings {
-        std::fs::metadata(path).map_err(|e| {
+        let meta = std::fs::metadata(path).map_err(|e| {
             LoadError(format!(
                 "cannot read the settings file {}: {e}",
                 display(path)
             ))
         })?;
+        if !meta.is_file() {
+            return Err(LoadError(format!(
+                "cannot read the settings file {}: it is {}, not a regular file",
+                display(path),
+                special_kind(meta.file_type())
+            )));
+        }
         return Ok((Some(path.clone()), display(path)));
     }
     let dir = if first.as_os_str() == "-" {
@@ -183,6 +217,14 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
             if lock.is_file() {
                 inputs.push(Input::file(lock, false));
             }
+        } else if !meta.is_file() {
+            // A FIFO or a device could be read forever (or block until a writer comes).
+            return Err(LoadError(format!(
+                "cannot read {}: it is {}, not a regular file or a directory; \
+                 to read a pipe, give `-` and send it to standard input",
+                display(path),
+                special_kind(meta.file_type())
+            )));
         } else if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
             if !is_chosen(path) {
                 ignore(path, &mut diags);
@@ -257,6 +299,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Resu
             walk(&path, out, diags)?;
         } else if kind.is_file() && is_input_name(&name) {
             out.push(path);
+        } else if !kind.is_file() && is_input_name(&name) {
+            diags.push(Diagnostic::note(
+                Code::NotAnObject,
+                format!(
+                    "{} is {}; skipped (only regular files are read)",
+                    display(&path),
+                    special_kind(kind)
+                ),
+            ));
         }
     }
     Ok(())

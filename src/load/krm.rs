@@ -10,11 +10,12 @@
 //! a `List`, not a map) is kept as it is, to be passed through untouched — unless it claims
 //! to be an OME resource, which is then an error.
 
-use super::objects::{item_object, object_problems};
-use super::{Loaded, Object};
+use super::limits::Limits;
+use super::objects::{item_object, object_problems, syntax_error};
+use super::{Loaded, Object, bytes_limit};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
-use crate::yaml::parse::parse_stream;
+use crate::yaml::parse::{AliasBudget, ParseLimits, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -107,14 +108,20 @@ fn layout(text: &str) -> Option<Layout> {
 /// The items of `layout`, each parsed from its own lines as the source `first_file + i`;
 /// `None` when one does not parse as exactly one list item (the caller then parses the whole
 /// ResourceList, for the error's true position).
-fn parse_items(text: &str, layout: &Layout, first_file: u32) -> Option<Vec<Node>> {
+fn parse_items(
+    text: &str,
+    layout: &Layout,
+    first_file: u32,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> Option<Vec<Node>> {
     layout
         .items
         .par_iter()
         .enumerate()
         .map(|(i, &(start, end))| {
             let file = first_file.checked_add(u32::try_from(i).ok()?)?;
-            let mut docs = parse_stream(&text[start..end], file).ok()?;
+            let mut docs = parse_stream_limited(&text[start..end], file, limits, budget).ok()?;
             if docs.len() != 1 {
                 return None;
             }
@@ -169,8 +176,40 @@ fn error_at(message: impl Into<String>, pos: Pos) -> Diagnostic {
         .help("a KRM function reads a `config.kubernetes.io/v1` ResourceList on standard input; kustomize (`kustomize build --enable-alpha-plugins --enable-exec`) and kpt (`kpt fn eval`, `kpt fn render`) write one")
 }
 
+/// Reads a ResourceList from the bytes of standard input, at most `limits.file_bytes` of
+/// them (SEMANTICS.md#limits), which must be UTF-8.
+pub(crate) fn resource_list_bytes(bytes: Vec<u8>, limits: &Limits) -> ResourceList {
+    let too_large = bytes.len() as u64 > limits.file_bytes;
+    match String::from_utf8(bytes) {
+        Ok(text) if !too_large => resource_list(text, limits),
+        Ok(_) | Err(_) => {
+            let mut out = ResourceList::default();
+            let file = out
+                .loaded
+                .sources
+                .add(RESOURCE_LIST_SOURCE.to_string(), Arc::from(""));
+            out.loaded.diags.push(if too_large {
+                bytes_limit(
+                    file,
+                    format!("standard input holds more than {} bytes", limits.file_bytes),
+                    "file-bytes",
+                )
+            } else {
+                Diagnostic::error(Code::NotUtf8, "standard input is not UTF-8 text")
+                    .at(Pos {
+                        file,
+                        line: 1,
+                        col: 0,
+                    })
+                    .help("a ResourceList is UTF-8 YAML or JSON")
+            });
+            out
+        }
+    }
+}
+
 /// Reads a ResourceList from its text.
-pub(crate) fn resource_list(text: String) -> ResourceList {
+pub(crate) fn resource_list(text: String, limits: &Limits) -> ResourceList {
     let text: Arc<str> = Arc::from(text);
     let mut sources = Sources::new();
     let file = sources.add(RESOURCE_LIST_SOURCE.to_string(), text.clone());
@@ -181,10 +220,12 @@ pub(crate) fn resource_list(text: String) -> ResourceList {
         },
         ..ResourceList::default()
     };
+    let parse_limits = limits.parse();
+    let budget = limits.alias_budget();
     // Items one by one, in parallel, when the layout allows; the rest of the ResourceList is
     // parsed with the items' lines left empty, so its lines keep their numbers.
     let split = layout(&text).and_then(|layout| {
-        let items = parse_items(&text, &layout, file + 1)?;
+        let items = parse_items(&text, &layout, file + 1, &parse_limits, &budget)?;
         let (start, end) = layout.region;
         let mut rest = String::with_capacity(text.len() - (end - start) + 1024);
         rest.push_str(&text[..start]);
@@ -208,18 +249,14 @@ pub(crate) fn resource_list(text: String) -> ResourceList {
         line: 1,
         col: 0,
     };
-    let docs = match parse_stream(&root_text, file) {
+    let docs = match parse_stream_limited(&root_text, file, &parse_limits, &budget) {
         Ok(docs) => docs,
         Err(e) => {
-            out.loaded.diags.push(
-                Diagnostic::error(Code::YamlSyntax, e.message)
-                    .at(Pos {
-                        file,
-                        line: e.line.max(1),
-                        col: e.col,
-                    })
-                    .help("the ResourceList on standard input does not parse"),
-            );
+            out.loaded.diags.push(syntax_error(
+                e,
+                file,
+                "the ResourceList on standard input does not parse",
+            ));
             return out;
         }
     };
@@ -306,7 +343,7 @@ mod tests {
 
     #[test]
     fn block_items_are_parsed_one_by_one_each_its_own_source() {
-        let list = resource_list(LIST.to_string());
+        let list = resource_list(LIST.to_string(), &Limits::default());
         assert!(list.loaded.diags.is_empty(), "{:?}", list.loaded.diags);
         assert_eq!(list.sources, 4, "the ResourceList and its three items");
         let names: Vec<(&str, usize, u32, u32)> = list
@@ -349,7 +386,7 @@ mod tests {
     #[test]
     fn other_layouts_are_parsed_whole_with_the_same_result() {
         let flow = "{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}, {apiVersion: apps/v1, kind: Deployment, metadata: {name: b}}]}\n";
-        let list = resource_list(flow.to_string());
+        let list = resource_list(flow.to_string(), &Limits::default());
         assert!(list.loaded.diags.is_empty(), "{:?}", list.loaded.diags);
         assert_eq!(list.sources, 1);
         let names: Vec<(&str, u32)> = list
@@ -361,7 +398,7 @@ mod tests {
         assert_eq!(names, [("a", 0), ("b", 0)]);
         // An alias across items cannot be parsed item by item: the whole is.
         let alias = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- &cm\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- *cm\n";
-        let list = resource_list(alias.to_string());
+        let list = resource_list(alias.to_string(), &Limits::default());
         assert_eq!(list.sources, 1);
         assert_eq!(list.loaded.diags.len(), 0, "{:?}", list.loaded.diags);
     }
@@ -387,7 +424,7 @@ mod tests {
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata: {}\n",
             "items: [",
         ] {
-            let list = resource_list(text.to_string());
+            let list = resource_list(text.to_string(), &Limits::default());
             assert!(list.has_errors(), "{text:?}");
         }
     }

@@ -12,6 +12,7 @@
 //! Also the reader of the one file `model-metadata --write` merges into.
 
 use super::discover::Input;
+use super::limits::Limits;
 use super::{LoadError, Loaded, Object, objects, snapshot};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::modelmeta::{self, MODEL_CONFIG_ANNOTATION, ModelMetadata};
@@ -262,10 +263,21 @@ fn drop_snapshot_notes(
 pub(crate) fn read_manifest(
     path: &Path,
     sources: &mut Sources,
+    limits: &Limits,
 ) -> Result<(u32, Vec<Object>, Vec<Diagnostic>), LoadError> {
     let display = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| LoadError(format!("cannot read {display}: {e}")))?;
+    let cannot = |e: String| LoadError(format!("cannot read {display}: {e}"));
+    let (file, size) = super::open_regular(path).map_err(cannot)?;
+    let bytes = super::read_all(file, size, limits.file_bytes).map_err(cannot)?;
+    if bytes.len() as u64 > limits.file_bytes {
+        let id = sources.add(display.clone(), Arc::from(""));
+        let d = super::bytes_limit(
+            id,
+            format!("the file holds more than {} bytes", limits.file_bytes),
+            "file-bytes",
+        );
+        return Ok((id, Vec::new(), vec![d]));
+    }
     let Ok(text) = String::from_utf8(bytes) else {
         let id = sources.add(display.clone(), Arc::from(""));
         let d = Diagnostic::error(Code::NotUtf8, format!("{display} is not UTF-8 text"))
@@ -285,7 +297,7 @@ pub(crate) fn read_manifest(
         is_settings: false,
         is_lock: false,
     };
-    let read = objects::read_file(id, &input, &text);
+    let read = objects::read_file(id, &input, &text, &limits.parse(), &limits.alias_budget());
     Ok((id, read.objects, read.diags))
 }
 

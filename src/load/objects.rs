@@ -2,8 +2,9 @@
 //! and skipping (with a note) kustomizations and documents that are no objects.
 
 use super::discover::Input;
+use super::limits::raise_help;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
-use crate::yaml::parse::parse_stream;
+use crate::yaml::parse::{AliasBudget, ParseLimits, SyntaxError, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 
 /// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
@@ -53,6 +54,10 @@ pub(super) struct FileObjects {
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) settings: Option<Node>,
     pub(crate) lock: Option<Node>,
+    /// Where each document that holds something starts, for the run's `documents` limit.
+    pub(crate) documents: Vec<Pos>,
+    /// The limit the parse stopped at, if it did.
+    pub(crate) limit: Option<&'static str>,
 }
 
 fn is_kustomization_file(display: &str) -> bool {
@@ -63,28 +68,52 @@ fn is_kustomization_file(display: &str) -> bool {
     )
 }
 
-pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
+/// The diagnostic of a parse that failed: past a limit (`ome::load::limit`, with how to
+/// raise it), or a syntax error with `help`.
+pub(super) fn syntax_error(e: SyntaxError, file: u32, help: &str) -> Diagnostic {
+    let at = Pos {
+        file,
+        line: e.line.max(1),
+        col: e.col,
+    };
+    match e.limit {
+        Some(limit) => Diagnostic::error(Code::Limit, format!("{} (limit `{limit}`)", e.message))
+            .at(at)
+            .help(raise_help(limit)),
+        None => Diagnostic::error(Code::YamlSyntax, e.message)
+            .at(at)
+            .help(help),
+    }
+}
+
+pub(super) fn read_file(
+    file: u32,
+    input: &Input,
+    text: &str,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> FileObjects {
     let mut out = FileObjects {
         objects: Vec::new(),
         diags: Vec::new(),
         settings: None,
         lock: None,
+        documents: Vec::new(),
+        limit: None,
     };
-    let docs = match parse_stream(text, file) {
+    let docs = match parse_stream_limited(text, file, limits, budget) {
         Ok(docs) => docs,
         Err(e) => {
-            out.diags.push(
-                Diagnostic::error(Code::YamlSyntax, e.message)
-                    .at(Pos {
-                        file,
-                        line: e.line.max(1),
-                        col: e.col,
-                    })
-                    .help("fix the YAML syntax; nothing is rendered while an input does not parse"),
-            );
+            out.limit = e.limit;
+            out.diags.push(syntax_error(
+                e,
+                file,
+                "fix the YAML syntax; nothing is rendered while an input does not parse",
+            ));
             return out;
         }
     };
+    out.documents = docs.iter().map(|d| d.root.pos).collect();
     if input.is_settings {
         out.settings = docs.into_iter().next().map(|d| d.root);
         return out;
@@ -238,6 +267,8 @@ pub(super) fn object_problems(root: Node, index: usize) -> Vec<Diagnostic> {
         diags: Vec::new(),
         settings: None,
         lock: None,
+        documents: Vec::new(),
+        limit: None,
     };
     read_object(root, index, &mut out);
     out.diags

@@ -16,6 +16,7 @@
 //! [`Conflict`]s (SEMANTICS.md#choice-invalid-merges).
 
 use crate::yaml::{Map, Node, Pos, Value};
+use std::collections::HashMap;
 
 /// The patch merge key of a list field, from the Kubernetes API types.
 pub(crate) fn merge_key(field: &str) -> Option<&'static str> {
@@ -185,14 +186,22 @@ fn merge_keyed(
     path: &mut Vec<String>,
     conflicts: &mut Vec<Conflict>,
 ) -> Vec<Node> {
-    let base_keys: Vec<Option<String>> = b.iter().map(|n| key_of(n, key)).collect();
+    // The first base item of each key (a hash lookup, so long lists merge in linear time).
+    let mut base_index_of: HashMap<String, usize> = HashMap::with_capacity(b.len());
+    for (i, item) in b.iter().enumerate() {
+        if let Some(k) = key_of(item, key) {
+            base_index_of.entry(k).or_insert(i);
+        }
+    }
     // Patch items, merged with their base item when the key matches: (base index, node).
     let mut patch_items: Vec<(Option<usize>, Node)> = Vec::with_capacity(p.len());
+    let mut in_patch = vec![false; b.len()];
     for item in p {
         let k = key_of(item, key);
-        let base_index = k
-            .as_ref()
-            .and_then(|k| base_keys.iter().position(|bk| bk.as_ref() == Some(k)));
+        let base_index = k.as_ref().and_then(|k| base_index_of.get(k).copied());
+        if let Some(i) = base_index {
+            in_patch[i] = true;
+        }
         match base_index {
             Some(i) => {
                 path.push(format!("[{}]", k.unwrap_or_default()));
@@ -204,8 +213,7 @@ fn merge_keyed(
             None => patch_items.push((None, item.clone())),
         }
     }
-    let in_patch = |i: usize| patch_items.iter().any(|(bi, _)| *bi == Some(i));
-    let server_only: Vec<usize> = (0..b.len()).filter(|&i| !in_patch(i)).collect();
+    let server_only: Vec<usize> = (0..b.len()).filter(|&i| !in_patch[i]).collect();
 
     let mut out = Vec::with_capacity(server_only.len() + patch_items.len());
     let mut s = server_only.into_iter().peekable();
@@ -538,5 +546,181 @@ mod tests {
             ),
             r#"{"volumes":[{"name":"dshm","emptyDir":{"medium":"Memory","sizeLimit":"1Gi"}}]}"#
         );
+    }
+
+    /// Properties of the merge over generated runtime and InferenceService components
+    /// (SEMANTICS.md#merging): what the InferenceService sets wins, and what only the runtime
+    /// sets survives.
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn scalar() -> impl Strategy<Value = Node> {
+            prop_oneof![
+                Just(Node::made(Value::Null)),
+                any::<bool>().prop_map(Node::bool),
+                (-2i64..3).prop_map(Node::int),
+                prop::sample::select(vec!["", "x", "y", "0"]).prop_map(Node::str),
+            ]
+        }
+
+        /// An `env` list: items keyed by distinct names.
+        fn env() -> impl Strategy<Value = Node> {
+            prop::collection::btree_map(
+                prop::sample::select(vec!["A", "B", "C", "D"]),
+                prop::sample::select(vec!["", "1", "2"]),
+                0..4,
+            )
+            .prop_map(|items| {
+                Node::seq(
+                    items
+                        .into_iter()
+                        .map(|(name, value)| {
+                            Node::map(crate::map! {"name" => Node::str(name), "value" => Node::str(value)})
+                        })
+                        .collect(),
+                )
+            })
+        }
+
+        /// A component-like tree: scalars, nested maps, a keyed `env` and a plain `args`.
+        fn tree() -> impl Strategy<Value = Node> {
+            let leaf = scalar();
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop::collection::btree_map(
+                    prop::sample::select(vec!["a", "b", "c", "size", "disabled", "env", "args"]),
+                    inner,
+                    0..5,
+                )
+                .prop_flat_map(|entries| {
+                    let n = entries.len();
+                    (
+                        Just(entries),
+                        env(),
+                        prop::collection::vec(scalar(), 0..3),
+                        0..=n,
+                    )
+                })
+                .prop_map(|(entries, env, args, _)| {
+                    let mut m = Map::new();
+                    for (k, v) in entries {
+                        let v = match k {
+                            "env" => env.clone(),
+                            "args" => Node::seq(args.clone()),
+                            _ => v,
+                        };
+                        m.insert(k, v);
+                    }
+                    Node::map(m)
+                })
+            })
+        }
+
+        /// The same values, positions aside.
+        fn same(a: &Node, b: &Node) -> bool {
+            match (&a.value, &b.value) {
+                (Value::Seq(x), Value::Seq(y)) => {
+                    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+                }
+                (Value::Map(x), Value::Map(y)) => {
+                    x.len() == y.len()
+                        && x.iter()
+                            .zip(y.iter())
+                            .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+                }
+                (x, y) => x == y,
+            }
+        }
+
+        fn item<'a>(list: &'a Node, name: &str) -> Option<&'a Node> {
+            list.as_seq()?
+                .iter()
+                .find(|i| i.get("name").and_then(Node::as_str) == Some(name))
+        }
+
+        /// Every value `patch` sets (one Go would send) is in `merged`.
+        fn patch_wins(
+            base: Option<&Node>,
+            patch: &Node,
+            merged: &Node,
+            field: &str,
+        ) -> Result<(), String> {
+            if omitted(field, patch) {
+                return Ok(());
+            }
+            match (&patch.value, base.map(|b| &b.value)) {
+                (Value::Map(p), Some(Value::Map(_))) => {
+                    for (k, pv) in p.iter() {
+                        if omitted(k, pv) {
+                            continue;
+                        }
+                        let mv = merged.get(k).ok_or(format!("{k} is missing"))?;
+                        patch_wins(base.and_then(|b| b.get(k)), pv, mv, k)?;
+                    }
+                    Ok(())
+                }
+                (Value::Seq(p), Some(Value::Seq(_))) if merge_key(field).is_some() => {
+                    for pi in p {
+                        let name = pi.get("name").and_then(Node::as_str).unwrap_or_default();
+                        let mi = item(merged, name).ok_or(format!("{field}[{name}] is missing"))?;
+                        patch_wins(base.and_then(|b| item(b, name)), pi, mi, "")?;
+                    }
+                    Ok(())
+                }
+                _ if same(patch, merged) => Ok(()),
+                _ => Err(format!("{field}: {patch:?} became {merged:?}")),
+            }
+        }
+
+        /// Every value only `base` sets is in `merged`, unchanged.
+        fn base_survives(
+            base: &Node,
+            patch: Option<&Node>,
+            merged: &Node,
+            field: &str,
+        ) -> Result<(), String> {
+            let Some(patch) = patch.filter(|p| !omitted(field, p)) else {
+                return if same(base, merged) {
+                    Ok(())
+                } else {
+                    Err(format!("{field}: {base:?} became {merged:?}"))
+                };
+            };
+            match (&base.value, &patch.value) {
+                (Value::Map(b), Value::Map(_)) => {
+                    for (k, bv) in b.iter() {
+                        let mv = merged.get(k).ok_or(format!("{k} is missing"))?;
+                        base_survives(bv, patch.get(k), mv, k)?;
+                    }
+                    Ok(())
+                }
+                (Value::Seq(b), Value::Seq(_)) if merge_key(field).is_some() => {
+                    for bi in b {
+                        let name = bi.get("name").and_then(Node::as_str).unwrap_or_default();
+                        let mi = item(merged, name).ok_or(format!("{field}[{name}] is missing"))?;
+                        base_survives(bi, item(patch, name), mi, "")?;
+                    }
+                    Ok(())
+                }
+                // A scalar or a plain list the patch sets replaces the base's.
+                _ => Ok(()),
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn the_inference_service_wins_on_every_field_it_sets(base in tree(), patch in tree()) {
+                let merged = merge(&base, &patch, &mut Vec::new());
+                prop_assert_eq!(patch_wins(Some(&base), &patch, &merged, ""), Ok(()));
+            }
+
+            #[test]
+            fn runtime_only_fields_survive(base in tree(), patch in tree()) {
+                let merged = merge(&base, &patch, &mut Vec::new());
+                prop_assert_eq!(base_survives(&base, Some(&patch), &merged, ""), Ok(()));
+            }
+        }
     }
 }

@@ -99,7 +99,7 @@ pub(crate) fn compare(a: &Version, b: &Version) -> Ordering {
 /// - `Equal`, or either side unofficial: the versions compare equal (a missing part is 0).
 /// - Otherwise precision and `v` prefix must agree, then `GreaterThan` is entry > model,
 ///   `GreaterThanOrEqual` is entry ≥ model, and any other operator string means equality.
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn accepts(entry_version: &str, operator: &str, model_version: &str) -> bool {
     match (Version::parse(entry_version), Version::parse(model_version)) {
         (Some(entry), Some(model)) => accepts_parsed(&entry, operator, &model),

@@ -68,7 +68,7 @@ impl Catalogued {
 /// Loads the inputs and builds the catalog.
 pub(crate) fn load_catalog(
     options: &Options,
-    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+    stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
 ) -> Result<Catalogued, LoadError> {
     Ok(catalog_of(load::load(&options.load, stdin)?, options))
 }
@@ -98,7 +98,7 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
 /// Runs the whole pipeline.
 pub(crate) fn run(
     options: &Options,
-    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+    stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
 ) -> Result<Rendering, LoadError> {
     let clock = Instant::now();
     let loaded = load::load(&options.load, stdin)?;
@@ -111,9 +111,13 @@ pub(crate) fn run_on(loaded: load::Loaded, options: &Options) -> Rendering {
 }
 
 /// Renders files given as text: the pipeline without the file system.
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn render_texts(files: &[(&str, &str)], options: &Options) -> Rendering {
-    run_loaded(load::from_texts(files), options, Instant::now())
+    run_loaded(
+        load::from_texts(files, &options.load.limits),
+        options,
+        Instant::now(),
+    )
 }
 
 /// Runs the pipeline on loaded objects; `clock` started when loading did.

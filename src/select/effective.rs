@@ -476,7 +476,7 @@ mod tests {
     #[test]
     fn preset_values_are_annotated_as_the_preset() {
         let yaml = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: pd\n  annotations: {ome.io/engine: sglang-pd}\nspec:\n  engineConfig:\n    runner: {image: mine:1}\n";
-        let loaded = crate::load::from_texts(&[("pd.yaml", yaml)]);
+        let loaded = crate::load::from_texts(&[("pd.yaml", yaml)], &crate::load::Limits::default());
         let sources = loaded.sources;
         let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome");
         let (inherited, _) = crate::inherit::resolve_all(&catalog);

@@ -692,7 +692,7 @@ mod tests {
     use crate::inherit::resolve_all;
 
     fn catalog(yaml: &str) -> Catalog {
-        let loaded = crate::load::from_texts(&[("in.yaml", yaml)]);
+        let loaded = crate::load::from_texts(&[("in.yaml", yaml)], &crate::load::Limits::default());
         crate::catalog::build(loaded.objects, "default", "ome").0
     }
 

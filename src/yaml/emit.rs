@@ -15,6 +15,12 @@ pub(crate) fn write_yaml(node: &Node, out: &mut Vec<u8>) {
     match &node.value {
         Value::Map(m) if !m.is_empty() => write_map_body(m, 0, out),
         Value::Seq(s) if !s.is_empty() => write_seq_body(s, 0, out),
+        // A scalar document: never a literal block, whose lines would start at column 0,
+        // where `---` and `...` end the document.
+        Value::Str(text) => {
+            write_string(text, out);
+            out.push(b'\n');
+        }
         _ => {
             write_inline(node, 0, out);
             out.push(b'\n');
@@ -54,9 +60,45 @@ fn write_map_entries(m: &Map, ind: usize, out: &mut Vec<u8>, first_written: bool
         if i > 0 || !first_written {
             indent(out, ind);
         }
+        let key_start = out.len();
         write_string(k, out);
-        out.push(b':');
-        write_value_after_key(v, ind, out);
+        if out.len() - key_start > IMPLICIT_KEY_MAX {
+            out.truncate(key_start);
+            out.extend_from_slice(b"? ");
+            write_string(k, out);
+            write_explicit_value(v, ind, out);
+        } else {
+            out.push(b':');
+            write_value_after_key(v, ind, out);
+        }
+    }
+}
+
+/// YAML readers take a key written `key: value` only when it is at most 1,024 characters
+/// long (counted in bytes here, to be safe); a longer key is written `? key` with its value
+/// on the next line after `:`.
+const IMPLICIT_KEY_MAX: usize = 1000;
+
+/// The rest of an entry whose key was written after `? `: its value after `:` on the next
+/// line at `ind`, nested collections indented below it.
+fn write_explicit_value(v: &Node, ind: usize, out: &mut Vec<u8>) {
+    out.push(b'\n');
+    indent(out, ind);
+    out.push(b':');
+    match &v.value {
+        Value::Map(m) if !m.is_empty() => {
+            out.push(b'\n');
+            write_map_body(m, ind + 2, out);
+        }
+        Value::Seq(s) if !s.is_empty() => {
+            out.push(b'\n');
+            write_seq_body(s, ind + 2, out);
+        }
+        _ => {
+            out.push(b' ');
+            write_inline(v, ind + 2, out);
+            out.push(b'\n');
+        }
     }
 }
 
@@ -233,6 +275,11 @@ pub(crate) fn plain_ok(s: &str) -> bool {
         return false;
     };
     if s.trim() != s || YAML11_WORDS.contains(&s) {
+        return false;
+    }
+    // `---` and `...` start and end documents when a line starts with them (a key at the top
+    // level, a scalar document).
+    if s.starts_with("---") || s.starts_with("...") {
         return false;
     }
     match first {
@@ -506,6 +553,11 @@ mod tests {
             "a ",
             "- a",
             "-",
+            "---",
+            "--- a",
+            "---3",
+            "...",
+            "... .null",
             "a: b",
             "a #b",
             "a:",
@@ -603,5 +655,25 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{\"a\":\"x\\\"y\\n\",\"b\":[1,true,null],\"f\":0.5}\n"
         );
+    }
+
+    /// Found by fuzzing: a key or a scalar document starting with `---` or `...` ended the
+    /// document, and a multi-line scalar document was a literal block at column 0.
+    #[test]
+    fn document_markers_never_start_a_line() {
+        for text in ["--- a", "... b", "---", "line\n... x\n--- y"] {
+            let as_key = Node::map(map! { text => Node::int(1) });
+            let as_document = Node::str(text);
+            for node in [as_key, as_document] {
+                let yaml = to_yaml_string(&node);
+                let docs = parse_stream(&yaml, 0).unwrap_or_else(|e| panic!("{e:?}\n{yaml}"));
+                assert_eq!(docs.len(), 1, "{yaml}");
+                assert_eq!(
+                    to_json_string(&docs[0].root),
+                    to_json_string(&node),
+                    "{yaml}"
+                );
+            }
+        }
     }
 }

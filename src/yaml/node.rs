@@ -2,9 +2,12 @@
 //! file, line and column it came from.
 //!
 //! Maps keep their keys in insertion order (input order for parsed documents, construction
-//! order for rendered ones), so output never depends on hashing. Lookups are linear: the maps
-//! of Kubernetes objects are small, and a linear scan over a few keys beats hashing them.
+//! order for rendered ones), so output never depends on hashing. Lookups in small maps are
+//! linear: the maps of Kubernetes objects are small, and a linear scan over a few keys beats
+//! hashing them. A map that grows past [`INDEXED_FROM`] keys gets a hash index beside its
+//! entries, so building or reading a map of any size stays linear (SEMANTICS.md#limits).
 
+use std::collections::HashMap;
 use std::fmt;
 
 /// Where a node came from: an index into the loaded source files, a 1-based line and a
@@ -49,10 +52,34 @@ pub(crate) enum Value {
     Map(Map),
 }
 
+/// Maps with at least this many keys get a hash index (below it a scan is as fast).
+const INDEXED_FROM: usize = 32;
+
 /// An ordered map with string keys.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub(crate) struct Map {
     entries: Vec<(String, Node)>,
+    /// Key → position in `entries`, kept only for maps of [`INDEXED_FROM`] keys or more.
+    /// It never decides an order: iteration is always over `entries`.
+    #[expect(
+        clippy::box_collection,
+        reason = "boxed, the index costs a map one pointer, so a node stays 48 bytes"
+    )]
+    index: Option<Box<HashMap<String, usize>>>,
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Map) -> bool {
+        self.entries == other.entries
+    }
+}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Map")
+            .field("entries", &self.entries)
+            .finish()
+    }
 }
 
 impl Map {
@@ -63,6 +90,7 @@ impl Map {
     pub(crate) fn with_capacity(n: usize) -> Map {
         Map {
             entries: Vec::with_capacity(n),
+            index: None,
         }
     }
 
@@ -74,36 +102,69 @@ impl Map {
         self.entries.is_empty()
     }
 
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    /// Rebuilds the index after entries moved (or drops it when the map became small).
+    fn reindex(&mut self) {
+        self.index = (self.entries.len() >= INDEXED_FROM).then(|| {
+            Box::new(
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, _))| (k.clone(), i))
+                    .collect(),
+            )
+        });
+    }
+
+    /// Appends an entry whose key is not in the map, keeping the index.
+    fn append(&mut self, key: String, value: Node) {
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+            None => {
+                self.entries.push((key, value));
+                if self.entries.len() >= INDEXED_FROM {
+                    self.reindex();
+                }
+            }
+        }
+    }
+
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.position(key).map(|i| &self.entries[i].1)
     }
 
     pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        self.entries
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        self.position(key).map(|i| &mut self.entries[i].1)
     }
 
     pub(crate) fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
+        self.position(key).is_some()
     }
 
     /// Sets `key`, replacing its value in place if present, else appending it.
     pub(crate) fn insert(&mut self, key: impl Into<String>, value: Node) {
         let key = key.into();
-        match self.get_mut(&key) {
-            Some(slot) => *slot = value,
-            None => self.entries.push((key, value)),
+        match self.position(&key) {
+            Some(i) => self.entries[i].1 = value,
+            None => self.append(key, value),
         }
     }
 
     /// The value at `key`, inserted at the end from `default` when absent.
     pub(crate) fn entry_or(&mut self, key: &str, default: impl FnOnce() -> Node) -> &mut Node {
-        let i = match self.entries.iter().position(|(k, _)| k == key) {
+        let i = match self.position(key) {
             Some(i) => i,
             None => {
-                self.entries.push((key.to_string(), default()));
+                self.append(key.to_string(), default());
                 self.entries.len() - 1
             }
         };
@@ -112,20 +173,27 @@ impl Map {
 
     /// Moves `key` to the front, if present.
     pub(crate) fn move_to_front(&mut self, key: &str) {
-        if let Some(i) = self.entries.iter().position(|(k, _)| k == key) {
+        if let Some(i) = self.position(key) {
             let entry = self.entries.remove(i);
             self.entries.insert(0, entry);
+            if self.index.is_some() {
+                self.reindex();
+            }
         }
     }
 
     /// Appends without checking for an existing key; the caller guarantees uniqueness.
     pub(crate) fn push_unique(&mut self, key: String, value: Node) {
-        self.entries.push((key, value));
+        self.append(key, value);
     }
 
     pub(crate) fn remove(&mut self, key: &str) -> Option<Node> {
-        let i = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(i).1)
+        let i = self.position(key)?;
+        let (_, node) = self.entries.remove(i);
+        if self.index.is_some() {
+            self.reindex();
+        }
+        Some(node)
     }
 
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Node)> {
@@ -141,12 +209,19 @@ impl Map {
     }
 
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str, &Node) -> bool) {
+        let before = self.entries.len();
         self.entries.retain(|(k, v)| keep(k, v));
+        if self.index.is_some() && self.entries.len() != before {
+            self.reindex();
+        }
     }
 
     /// Sorts entries by key (byte order), for maps whose order carries no meaning.
     pub(crate) fn sort_keys(&mut self) {
         self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        if self.index.is_some() {
+            self.reindex();
+        }
     }
 }
 
@@ -316,4 +391,65 @@ macro_rules! map {
         $( m.insert($k, $v); )+
         m
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_stays_48_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 48);
+    }
+
+    /// Every operation on an indexed map agrees with a plain list of pairs.
+    #[test]
+    fn an_indexed_map_behaves_as_a_list_of_pairs() {
+        let mut map = Map::new();
+        let mut model: Vec<(String, i64)> = Vec::new();
+        let check = |map: &Map, model: &[(String, i64)]| {
+            let got: Vec<(String, i64)> = map
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.as_i64().unwrap()))
+                .collect();
+            assert_eq!(got, model);
+            for (k, v) in model {
+                assert_eq!(map.get(k).and_then(Node::as_i64), Some(*v), "{k}");
+            }
+            assert!(!map.contains_key("absent"));
+        };
+        for i in 0..100 {
+            map.insert(format!("k{}", i % 70), Node::int(i));
+            match model.iter_mut().find(|(k, _)| *k == format!("k{}", i % 70)) {
+                Some(slot) => slot.1 = i,
+                None => model.push((format!("k{}", i % 70), i)),
+            }
+        }
+        check(&map, &model);
+        assert!(map.index.is_some());
+        map.remove("k5");
+        model.retain(|(k, _)| k != "k5");
+        check(&map, &model);
+        map.move_to_front("k60");
+        let i = model.iter().position(|(k, _)| k == "k60").unwrap();
+        let e = model.remove(i);
+        model.insert(0, e);
+        check(&map, &model);
+        map.retain(|k, _| !k.ends_with('3'));
+        model.retain(|(k, _)| !k.ends_with('3'));
+        check(&map, &model);
+        map.sort_keys();
+        model.sort();
+        check(&map, &model);
+        *map.entry_or("new", || Node::int(-1)) = Node::int(7);
+        model.push(("new".into(), 7));
+        check(&map, &model);
+        map.retain(|k, _| k.len() < 3);
+        model.retain(|(k, _)| k.len() < 3);
+        check(&map, &model);
+        assert!(
+            map.index.is_none(),
+            "a map that became small drops its index"
+        );
+    }
 }

@@ -3,18 +3,99 @@
 //! Built on `saphyr-parser`'s event stream. Plain scalars are resolved the way Kubernetes
 //! tooling reads manifests: the YAML 1.2 core schema (`yes`, `on`, `NO` stay strings, as in
 //! kustomize), except that a leading-zero integer such as `0644` is octal, as kubectl and
-//! kustomize read `defaultMode: 0644` (YAML 1.1). Merge keys (`<<`) are applied, duplicate
-//! keys are errors, and aliases count against a node budget so an "alias bomb" stops with an
-//! error instead of exhausting memory.
+//! kustomize read `defaultMode: 0644` (YAML 1.1). Merge keys (`<<`) are applied and duplicate
+//! keys are errors.
+//!
+//! The input may be hostile (SEMANTICS.md#limits): nesting is refused beyond a depth limit
+//! here, before any recursive stage sees the tree, so no stack depth depends on the input;
+//! maps have at most so many keys; and every node an anchor or an alias copies counts against
+//! a budget, per document and for the whole run, so an "alias bomb" stops with an error
+//! instead of exhausting memory.
 
 use super::node::{Map, Node, Pos, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// At most this many nodes may be created by expanding aliases in one file. Real manifests
-/// use few or no aliases; a nested alias bomb needs hundreds of millions.
-pub(crate) const ALIAS_NODE_BUDGET: usize = 1_000_000;
+/// The limits a parse enforces (SEMANTICS.md#limits). Each error names its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ParseLimits {
+    /// Nesting levels of collections, block and flow alike (the root collection is level 1).
+    pub(crate) depth: usize,
+    /// Keys in one map, merged keys included.
+    pub(crate) keys: usize,
+    /// Documents that hold something, in one stream.
+    pub(crate) documents: usize,
+    /// Nodes anchors and aliases copy in one document.
+    pub(crate) alias_nodes: u64,
+    /// Bytes of text (keys and scalars) anchors and aliases copy in one document.
+    pub(crate) alias_bytes: u64,
+}
+
+/// The names of the limits, as errors and `--limit` name them.
+pub(crate) mod limit_names {
+    pub(crate) const DEPTH: &str = "depth";
+    pub(crate) const KEYS: &str = "keys";
+    pub(crate) const DOCUMENTS: &str = "documents";
+    pub(crate) const ALIAS_NODES: &str = "alias-nodes";
+    pub(crate) const ALIAS_BYTES: &str = "alias-bytes";
+    pub(crate) const ALIAS_NODES_TOTAL: &str = "alias-nodes-total";
+    pub(crate) const ALIAS_BYTES_TOTAL: &str = "alias-bytes-total";
+}
+
+impl Default for ParseLimits {
+    fn default() -> ParseLimits {
+        ParseLimits {
+            depth: 128,
+            keys: 100_000,
+            documents: 200_000,
+            alias_nodes: 1_000_000,
+            alias_bytes: 64 << 20,
+        }
+    }
+}
+
+/// What anchors and aliases may copy across every file of a run, shared by the threads
+/// that parse them. Once spent, every further copy fails, in whichever file it happens; the
+/// loader then parses again one file after the other to blame the first one deterministically.
+#[derive(Debug)]
+pub(crate) struct AliasBudget {
+    nodes: AtomicU64,
+    bytes: AtomicU64,
+    max_nodes: u64,
+    max_bytes: u64,
+}
+
+impl AliasBudget {
+    pub(crate) fn new(max_nodes: u64, max_bytes: u64) -> AliasBudget {
+        AliasBudget {
+            nodes: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            max_nodes,
+            max_bytes,
+        }
+    }
+
+    /// Spends `nodes` and `bytes`; the name of the limit when that is more than is left.
+    fn spend(&self, nodes: u64, bytes: u64) -> Result<(), (&'static str, u64)> {
+        let n = self
+            .nodes
+            .fetch_add(nodes, Ordering::Relaxed)
+            .saturating_add(nodes);
+        if n > self.max_nodes {
+            return Err((limit_names::ALIAS_NODES_TOTAL, self.max_nodes));
+        }
+        let b = self
+            .bytes
+            .fetch_add(bytes, Ordering::Relaxed)
+            .saturating_add(bytes);
+        if b > self.max_bytes {
+            return Err((limit_names::ALIAS_BYTES_TOTAL, self.max_bytes));
+        }
+        Ok(())
+    }
+}
 
 /// One document of a stream.
 #[derive(Debug)]
@@ -25,23 +106,41 @@ pub(crate) struct Document {
     pub(crate) root: Node,
 }
 
-/// A syntax error, at a 1-based line and 0-based column.
+/// A syntax error or an exceeded limit, at a 1-based line and 0-based column.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SyntaxError {
     pub(crate) message: String,
     pub(crate) line: u32,
     pub(crate) col: u32,
+    /// The limit that was exceeded ([`limit_names`]), if that is the error.
+    pub(crate) limit: Option<&'static str>,
 }
 
-/// Parses every document of `text`. Documents that hold nothing (only comments, or an
-/// explicit null) are left out; the others keep their index in the file.
+/// Parses every document of `text` with the default limits and a budget of its own.
+/// Documents that hold nothing (only comments, or an explicit null) are left out; the others
+/// keep their index in the file.
 pub(crate) fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, SyntaxError> {
+    let limits = ParseLimits::default();
+    let budget = AliasBudget::new(u64::MAX, u64::MAX);
+    parse_stream_limited(text, file, &limits, &budget)
+}
+
+/// Parses every document of `text` within `limits`, spending aliases from `budget`.
+pub(crate) fn parse_stream_limited(
+    text: &str,
+    file: u32,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> Result<Vec<Document>, SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder {
         file,
+        limits,
+        budget,
         stack: Vec::new(),
         anchors: HashMap::new(),
-        alias_nodes: 0,
+        doc_copied_nodes: 0,
+        doc_copied_bytes: 0,
         docs: Vec::new(),
         doc_index: 0,
         root: None,
@@ -49,14 +148,39 @@ pub(crate) fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, Synta
     };
     let mut parser = Parser::new_from_str(text);
     while let Some(event) = parser.next_event() {
-        let (event, span) = event.map_err(|e| SyntaxError {
-            message: e.info().to_string(),
-            line: to_u32(e.marker().line()),
-            col: to_u32(e.marker().col()),
+        let (event, span) = event.map_err(|e| {
+            let mut error = SyntaxError {
+                message: e.info().to_string(),
+                line: to_u32(e.marker().line()),
+                col: to_u32(e.marker().col()),
+                limit: None,
+            };
+            // The scanner reads flow collections ahead of the events, and refuses to nest
+            // them deeper than 255 levels itself.
+            if error.message == "recursion limit exceeded" {
+                if limits.depth < FLOW_DEPTH {
+                    error.limit = Some(limit_names::DEPTH);
+                    error.message = depth_message(limits.depth);
+                } else {
+                    error.message = format!(
+                        "flow collections (`[…]`, `{{…}}`) nest deeper than {} levels, more than the YAML reader takes",
+                        FLOW_DEPTH - 1
+                    );
+                }
+            }
+            error
         })?;
         builder.event(event, span)?;
     }
     Ok(builder.docs)
+}
+
+/// Flow collections nest at most one level less than this (`saphyr-parser` counts them in a
+/// byte).
+const FLOW_DEPTH: usize = 256;
+
+fn depth_message(max: usize) -> String {
+    format!("the document nests collections deeper than {max} levels")
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -80,11 +204,30 @@ enum Frame {
     },
 }
 
-struct Builder {
+/// An anchored node, kept to copy for its aliases, with what one copy costs.
+struct Anchor {
+    node: Node,
+    size: Size,
+}
+
+/// What copying a subtree costs: its nodes, the bytes of its keys and scalars, and its
+/// height (levels of collections: 0 for a scalar).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Size {
+    nodes: u64,
+    bytes: u64,
+    height: usize,
+}
+
+struct Builder<'a> {
     file: u32,
+    limits: &'a ParseLimits,
+    budget: &'a AliasBudget,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, (Node, usize)>,
-    alias_nodes: usize,
+    anchors: HashMap<usize, Anchor>,
+    /// What anchors and aliases copied in the current document.
+    doc_copied_nodes: u64,
+    doc_copied_bytes: u64,
     docs: Vec<Document>,
     doc_index: usize,
     root: Option<Node>,
@@ -92,7 +235,7 @@ struct Builder {
     merge_key: bool,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn pos(&self, span: Span) -> Pos {
         Pos {
             file: self.file,
@@ -106,7 +249,60 @@ impl Builder {
             message: message.into(),
             line: pos.line,
             col: pos.col,
+            limit: None,
         }
+    }
+
+    fn limit_error(&self, pos: Pos, limit: &'static str, message: String) -> SyntaxError {
+        SyntaxError {
+            limit: Some(limit),
+            ..self.error(pos, message)
+        }
+    }
+
+    /// Counts one copy of a subtree (an anchor's, or an alias's) against the budgets.
+    fn spend(&mut self, size: Size, pos: Pos) -> Result<(), SyntaxError> {
+        self.doc_copied_nodes = self.doc_copied_nodes.saturating_add(size.nodes);
+        self.doc_copied_bytes = self.doc_copied_bytes.saturating_add(size.bytes);
+        if self.doc_copied_nodes > self.limits.alias_nodes {
+            let max = self.limits.alias_nodes;
+            return Err(self.limit_error(
+                pos,
+                limit_names::ALIAS_NODES,
+                format!("anchors and aliases in this document copy more than {max} nodes"),
+            ));
+        }
+        if self.doc_copied_bytes > self.limits.alias_bytes {
+            let max = self.limits.alias_bytes;
+            return Err(self.limit_error(
+                pos,
+                limit_names::ALIAS_BYTES,
+                format!("anchors and aliases in this document copy more than {max} bytes of text"),
+            ));
+        }
+        self.budget
+            .spend(size.nodes, size.bytes)
+            .map_err(|(limit, max)| {
+                let what = if limit == limit_names::ALIAS_NODES_TOTAL {
+                    "nodes"
+                } else {
+                    "bytes of text"
+                };
+                self.limit_error(
+                    pos,
+                    limit,
+                    format!("anchors and aliases in the input copy more than {max} {what} in all"),
+                )
+            })
+    }
+
+    /// Refuses a collection that would sit `levels` below the current one past the limit.
+    fn check_depth(&self, levels: usize, pos: Pos) -> Result<(), SyntaxError> {
+        let max = self.limits.depth;
+        if self.stack.len().saturating_add(levels) > max {
+            return Err(self.limit_error(pos, limit_names::DEPTH, depth_message(max)));
+        }
+        Ok(())
     }
 
     fn event(&mut self, event: Event<'_>, span: Span) -> Result<(), SyntaxError> {
@@ -118,6 +314,14 @@ impl Builder {
                 if let Some(root) = self.root.take()
                     && !root.is_null()
                 {
+                    if self.docs.len() >= self.limits.documents {
+                        let max = self.limits.documents;
+                        return Err(self.limit_error(
+                            root.pos,
+                            limit_names::DOCUMENTS,
+                            format!("the input holds more than {max} documents"),
+                        ));
+                    }
                     self.docs.push(Document {
                         index: self.doc_index,
                         root,
@@ -125,22 +329,20 @@ impl Builder {
                 }
                 self.doc_index += 1;
                 self.anchors.clear();
+                self.doc_copied_nodes = 0;
+                self.doc_copied_bytes = 0;
             }
             Event::Alias(id) => {
                 self.merge_key = false;
-                let Some((node, size)) = self.anchors.get(&id) else {
+                let Some(size) = self.anchors.get(&id).map(|a| a.size) else {
                     return Err(self.error(pos, "alias refers to an unknown anchor"));
                 };
-                self.alias_nodes += size;
-                if self.alias_nodes > ALIAS_NODE_BUDGET {
-                    return Err(self.error(
-                        pos,
-                        format!(
-                            "aliases expand to more than {ALIAS_NODE_BUDGET} nodes (an alias bomb?)"
-                        ),
-                    ));
-                }
-                let mut node = node.clone();
+                self.check_depth(size.height, pos)?;
+                self.spend(size, pos)?;
+                let mut node = match self.anchors.get(&id) {
+                    Some(anchor) => anchor.node.clone(),
+                    None => return Err(self.error(pos, "alias refers to an unknown anchor")),
+                };
                 node.pos = pos;
                 self.add(node, 0)?;
             }
@@ -151,6 +353,7 @@ impl Builder {
                 self.add(Node::new(value, pos), anchor)?;
             }
             Event::SequenceStart(anchor, tag) => {
+                self.check_depth(1, pos)?;
                 self.check_collection_tag(tag.as_deref(), "seq", pos)?;
                 self.stack.push(Frame::Seq {
                     pos,
@@ -159,6 +362,7 @@ impl Builder {
                 });
             }
             Event::MappingStart(anchor, tag) => {
+                self.check_depth(1, pos)?;
                 self.check_collection_tag(tag.as_deref(), "map", pos)?;
                 self.stack.push(Frame::Map {
                     pos,
@@ -185,11 +389,23 @@ impl Builder {
                     for merged in merges {
                         apply_merge(&mut map, merged).map_err(|m| self.error(pos, m))?;
                     }
+                    if map.len() > self.limits.keys {
+                        return Err(self.keys_error(pos));
+                    }
                     self.add(Node::new(Value::Map(map), pos), anchor)?;
                 }
             }
         }
         Ok(())
+    }
+
+    fn keys_error(&self, pos: Pos) -> SyntaxError {
+        let max = self.limits.keys;
+        self.limit_error(
+            pos,
+            limit_names::KEYS,
+            format!("a map holds more than {max} keys"),
+        )
     }
 
     fn check_collection_tag(
@@ -208,9 +424,19 @@ impl Builder {
     /// Adds a finished node to the enclosing collection, or makes it the document root.
     fn add(&mut self, mut node: Node, anchor: usize) -> Result<(), SyntaxError> {
         if anchor != 0 {
-            let size = count_nodes(&node);
-            self.anchors.insert(anchor, (node.clone(), size));
+            // The anchor keeps a copy of the node: that copy counts as much as an alias's,
+            // or a file of nested anchors without a single alias would copy unbounded.
+            let size = measure(&node);
+            self.spend(size, node.pos)?;
+            self.anchors.insert(
+                anchor,
+                Anchor {
+                    node: node.clone(),
+                    size,
+                },
+            );
         }
+        let max_keys = self.limits.keys;
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -235,6 +461,8 @@ impl Builder {
                         merges.push(node);
                     } else if map.contains_key(&name) {
                         return Err(self.error(key_pos, format!("duplicate key `{name}`")));
+                    } else if map.len() >= max_keys {
+                        return Err(self.keys_error(key_pos));
                     } else {
                         node.pos = key_pos;
                         map.push_unique(name, node);
@@ -270,12 +498,35 @@ fn apply_merge(map: &mut Map, merged: Node) -> Result<(), String> {
     Ok(())
 }
 
-fn count_nodes(node: &Node) -> usize {
-    1 + match &node.value {
-        Value::Seq(items) => items.iter().map(count_nodes).sum(),
-        Value::Map(m) => m.iter().map(|(_, v)| count_nodes(v)).sum(),
-        _ => 0,
+/// What one copy of `node` costs. The tree is at most the depth limit deep, as the parse
+/// refused anything deeper.
+fn measure(node: &Node) -> Size {
+    let mut size = Size {
+        nodes: 1,
+        bytes: 0,
+        height: 0,
+    };
+    let mut add = |child: Size, key_bytes: usize| {
+        size.nodes = size.nodes.saturating_add(child.nodes);
+        size.bytes = size
+            .bytes
+            .saturating_add(child.bytes)
+            .saturating_add(key_bytes as u64);
+        size.height = size.height.max(child.height + 1);
+    };
+    match &node.value {
+        Value::Seq(items) => {
+            items.iter().for_each(|n| add(measure(n), 0));
+            size.height = size.height.max(1);
+        }
+        Value::Map(m) => {
+            m.iter().for_each(|(k, v)| add(measure(v), k.len()));
+            size.height = size.height.max(1);
+        }
+        Value::Str(s) | Value::Float(s) => size.bytes = s.len() as u64,
+        Value::Null | Value::Bool(_) | Value::Int(_) => {}
     }
+    size
 }
 
 fn resolve_scalar(
@@ -505,7 +756,141 @@ mod tests {
             text.push_str(&format!("a{i}: &a{i} [{items}]\n"));
         }
         let err = parse_stream(&text, 0).unwrap_err();
-        assert!(err.message.contains("alias bomb"), "{}", err.message);
+        assert_eq!(err.limit, Some(limit_names::ALIAS_NODES), "{err:?}");
+        assert_eq!(
+            err.message,
+            "anchors and aliases in this document copy more than 1000000 nodes"
+        );
+    }
+
+    fn limited(text: &str, limits: ParseLimits) -> Result<Vec<Document>, SyntaxError> {
+        parse_stream_limited(text, 0, &limits, &AliasBudget::new(u64::MAX, u64::MAX))
+    }
+
+    fn nested_block(levels: usize) -> String {
+        // `- - - … x`: one sequence per level on a single line.
+        format!("{}x\n", "- ".repeat(levels))
+    }
+
+    #[test]
+    fn nesting_past_the_depth_limit_is_refused_block_and_flow() {
+        let limits = ParseLimits::default();
+        assert!(limited(&nested_block(128), limits).is_ok());
+        let err = limited(&nested_block(129), limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DEPTH));
+        assert_eq!((err.line, err.col), (1, 256));
+        let flow = format!("a: {}{}\n", "[".repeat(128), "]".repeat(128));
+        let err = limited(&flow, limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DEPTH), "{err:?}");
+        // Past 255 flow levels the scanner stops first; it is still the depth limit.
+        let flow = format!("a: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let err = limited(&flow, limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DEPTH), "{err:?}");
+        assert!(err.message.contains("deeper than 128 levels"), "{err:?}");
+        let maps: String = (0..200).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert_eq!(
+            limited(&maps, limits).unwrap_err().limit,
+            Some(limit_names::DEPTH)
+        );
+        // 25,000 levels: refused at level 129, long before any stack could overflow.
+        let err = limited(&nested_block(25_000), limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DEPTH));
+    }
+
+    #[test]
+    fn an_alias_counts_the_depth_of_what_it_copies() {
+        let limits = ParseLimits {
+            depth: 10,
+            ..ParseLimits::default()
+        };
+        // The anchor is 6 levels deep; an alias of it at level 5 would reach level 11.
+        let anchor = format!("a: &a {}1{}\n", "[".repeat(6), "]".repeat(6));
+        let ok = format!("{anchor}b: [[[*a]]]\n");
+        assert!(limited(&ok, limits).is_ok());
+        let deep = format!("{anchor}b: [[[[*a]]]]\n");
+        let err = limited(&deep, limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DEPTH));
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn maps_past_the_keys_limit_are_refused_merged_keys_included() {
+        let limits = ParseLimits {
+            keys: 3,
+            ..ParseLimits::default()
+        };
+        assert!(limited("a: 1\nb: 2\nc: 3\n", limits).is_ok());
+        let err = limited("a: 1\nb: 2\nc: 3\nd: 4\n", limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::KEYS));
+        assert_eq!(err.line, 4);
+        let merged = "base: &b {x: 1, y: 2}\nm: {<<: *b, z: 3, w: 4}\n";
+        assert_eq!(
+            limited(merged, limits).unwrap_err().limit,
+            Some(limit_names::KEYS)
+        );
+    }
+
+    #[test]
+    fn documents_past_the_limit_are_refused_and_empty_ones_are_free() {
+        let limits = ParseLimits {
+            documents: 2,
+            ..ParseLimits::default()
+        };
+        assert!(limited("a: 1\n---\n---\n# only a comment\n---\nb: 2\n", limits).is_ok());
+        let err = limited("a: 1\n---\nb: 2\n---\nc: 3\n", limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::DOCUMENTS));
+        assert_eq!(err.line, 5);
+    }
+
+    #[test]
+    fn anchors_without_aliases_count_their_copies() {
+        // Each level anchors a list holding the level below: no alias at all, but every
+        // anchor keeps a copy of everything beneath it.
+        let limits = ParseLimits {
+            alias_nodes: 1000,
+            ..ParseLimits::default()
+        };
+        let mut text = String::from("a: ");
+        for i in 0..100 {
+            text.push_str(&format!("&a{i} [x, "));
+        }
+        text.push('x');
+        text.push_str(&"]".repeat(100));
+        text.push('\n');
+        let err = limited(&text, limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::ALIAS_NODES), "{err:?}");
+    }
+
+    #[test]
+    fn alias_copies_count_bytes_too() {
+        let limits = ParseLimits {
+            alias_bytes: 10_000,
+            ..ParseLimits::default()
+        };
+        let big = "y".repeat(1000);
+        let five = format!("s: &s {big}\nl: [*s, *s, *s, *s, *s]\n");
+        assert!(limited(&five, limits).is_ok());
+        let twenty = format!("s: &s {big}\nl: [{}]\n", ["*s"; 20].join(", "));
+        let err = limited(&twenty, limits).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::ALIAS_BYTES));
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn the_alias_budget_is_per_document_so_a_long_stream_passes() {
+        let limits = ParseLimits {
+            alias_nodes: 1000,
+            ..ParseLimits::default()
+        };
+        // 5,000 documents each copying 300 nodes: 1.5 million in the file, 300 per document.
+        let items = vec!["x"; 99].join(", ");
+        let doc = format!("base: &b [{items}]\nuse: [*b, *b]\n---\n");
+        let stream = doc.repeat(5000);
+        assert_eq!(limited(&stream, limits).unwrap().len(), 5000);
+        // The run's budget still stops it, whichever file spends it.
+        let budget = AliasBudget::new(100_000, u64::MAX);
+        let err = parse_stream_limited(&stream, 0, &limits, &budget).unwrap_err();
+        assert_eq!(err.limit, Some(limit_names::ALIAS_NODES_TOTAL));
     }
 
     #[test]

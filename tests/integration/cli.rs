@@ -601,3 +601,72 @@ fn output_links_and_outputs_inside_the_input() {
         0
     );
 }
+
+/// A FIFO in a walked tree is skipped with a note, never opened (reading it would wait for a
+/// writer forever); a FIFO named on the command line is refused (`testdata/bad/fifo-argument`).
+#[test]
+fn a_fifo_in_a_tree_is_skipped_with_a_note() {
+    let dir = scratch("fifo-tree");
+    copy_files(&repo_root().join(EXAMPLE), &dir, |n| n.to_string());
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe.yaml"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("kind: Deployment\n"));
+    assert!(
+        out.stderr
+            .contains("pipe.yaml is a FIFO; skipped (only regular files are read)"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// `--limit NAME=N` sets a limit for the run (SEMANTICS.md#limits), anywhere on the command
+/// line; a wrong name or value is a usage error (exit 2) before anything is read.
+#[test]
+fn limits_are_set_with_limit_flags() {
+    let low = run(&["--limit", "depth=2", EXAMPLE]);
+    assert_eq!(low.code, 1, "{}", low.stderr);
+    assert_eq!(low.stdout, "");
+    assert!(low.stderr.contains("ome::load::limit"), "{}", low.stderr);
+    assert!(low.stderr.contains("--limit depth=<N>"), "{}", low.stderr);
+
+    let raised = run(&["render", EXAMPLE, "--limit", "depth=512", "--limit=keys=10"]);
+    assert_eq!(raised.code, 0, "{}", raised.stderr);
+
+    let few = run(&[
+        "-q",
+        "--limit",
+        "diagnostics=1",
+        "--limit",
+        "file-bytes=10",
+        EXAMPLE,
+    ]);
+    assert_eq!(few.code, 1);
+    assert!(
+        few.stderr.contains("more not shown") && few.stderr.contains("limit `diagnostics`"),
+        "{}",
+        few.stderr
+    );
+    assert_eq!(
+        few.stderr.matches("[ome::load::limit]").count(),
+        1,
+        "{}",
+        few.stderr
+    );
+
+    for (bad, says) in [
+        ("depthh=3", "unknown limit `depthh`"),
+        ("depth=513", "depth can be raised to 512 at most"),
+        ("keys=0", "0 is not a positive whole number"),
+        ("keys", "expected NAME=N"),
+    ] {
+        let out = run(&["--limit", bad, EXAMPLE]);
+        assert_eq!(out.code, 2, "{bad}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{bad}: {}", out.stderr);
+        assert_eq!(out.stdout, "");
+    }
+}

@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "pipeline",
     "cli",
     "commands",
+    "fuzzing",
 ];
 
 fn rank(module: &str) -> Option<usize> {

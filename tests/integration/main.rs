@@ -3,6 +3,8 @@
 //! - [`fixtures`]: each `testdata/<case>/` is rendered and its exit code, standard error and
 //!   standard output are compared with a reviewed insta snapshot;
 //! - [`argocd`]: the Argo CD plugin's contract, played as argocd-cmp-server would;
+//! - [`bad`]: each `testdata/bad/<case>/` has one thing wrong and must fail with its file and
+//!   line, compared with a reviewed snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
@@ -19,6 +21,7 @@
 )]
 
 mod argocd;
+mod bad;
 mod cli;
 mod contract;
 mod fixtures;

@@ -18,16 +18,30 @@ pub(crate) fn repo_root() -> PathBuf {
 
 /// Runs `ome-render` in the repository root with `args`, `env` and `stdin`.
 pub(crate) fn run_with(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
-    run_in(&repo_root(), args, env, stdin)
+    run_in_bytes(&repo_root(), args, env, stdin.map(str::as_bytes))
 }
 
-/// Runs `ome-render` in `dir` with `args`, `env` and `stdin`, in an environment without the
-/// colour variables.
+/// Runs `ome-render` as [`run_with`] does, with any bytes on standard input.
+pub(crate) fn run_bytes(args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Output {
+    run_in_bytes(&repo_root(), args, env, stdin)
+}
+
+/// Runs `ome-render` in `dir` with `args`, `env` and `stdin`.
 pub(crate) fn run_in(
     dir: &Path,
     args: &[&str],
     env: &[(&str, &str)],
     stdin: Option<&str>,
+) -> Output {
+    run_in_bytes(dir, args, env, stdin.map(str::as_bytes))
+}
+
+/// Runs `ome-render` in `dir`, in an environment without the colour variables.
+pub(crate) fn run_in_bytes(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: Option<&[u8]>,
 ) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ome-render"));
     cmd.args(args)
@@ -51,7 +65,7 @@ pub(crate) fn run_in(
             .stdin
             .take()
             .expect("stdin is piped")
-            .write_all(text.as_bytes())
+            .write_all(text)
             .expect("stdin accepts the input");
     }
     let out = child.wait_with_output().expect("the binary finishes");

@@ -123,3 +123,53 @@ fn serde_like_json_string(s: &str) -> String {
     out.push('"');
     out
 }
+
+/// Keys longer than the 1,024 characters a YAML reader takes in `key: value` are written as
+/// explicit `? key` entries, which PyYAML reads back (found by fuzzing: the output did not
+/// parse).
+#[test]
+fn keys_past_1024_characters_survive_a_yaml_1_1_reader() {
+    let dir = scratch("yaml11-long-keys");
+    let plain = "k".repeat(1500);
+    let quoted = format!("yes {}", "#".repeat(1500));
+    let input = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: long, namespace: a}}\ndata:\n  ? {plain}\n  : v1\n  ? \"{quoted}\"\n  : v2\nspec:\n  list:\n    - ? {plain}\n      : [a, b]\n    - ? {plain}\n      : {{x: y}}\n"
+    );
+    std::fs::write(dir.join("cm.yaml"), input).unwrap();
+    let out = run(&[dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(&format!("  ? {plain}\n  : v1\n")),
+        "{}",
+        out.stdout
+    );
+    let script = r#"
+import sys, json, yaml
+doc = yaml.safe_load(sys.stdin.read())
+print(json.dumps([doc["data"], doc["spec"]], sort_keys=True))
+"#;
+    let py = Command::new(python_tools().join("python3"))
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    use std::io::Write;
+    py.stdin
+        .as_ref()
+        .expect("stdin")
+        .write_all(out.stdout.as_bytes())
+        .unwrap();
+    let result = py.wait_with_output().unwrap();
+    assert!(
+        result.status.success(),
+        "PyYAML could not read the output:\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let parsed = String::from_utf8(result.stdout).unwrap();
+    let want = format!(
+        "[{{\"{plain}\": \"v1\", \"{quoted}\": \"v2\"}}, {{\"list\": [{{\"{plain}\": [\"a\", \"b\"]}}, {{\"{plain}\": {{\"x\": \"y\"}}}}]}}]\n"
+    );
+    assert_eq!(parsed, want);
+}

@@ -352,7 +352,7 @@ fn vector_10_and_11_lists() {
         json(d.at(&["spec", "template", "spec", "tolerations"])),
         r#"[{"key":"b","operator":"Exists"}]"#
     );
-    let loaded = crate::load::from_texts(&files);
+    let loaded = crate::load::from_texts(&files, &crate::load::Limits::default());
     let catalogued = super::super::catalog_of(loaded, &Options::default());
     let (inherited, _) = crate::inherit::resolve_all(&catalogued.catalog);
     let rt = catalogued

@@ -1,6 +1,8 @@
 //! End-to-end tests of the pure stages, run from YAML strings through the pipeline.
 
 mod inheritance;
+mod limits;
 mod pins;
+mod properties;
 mod render;
 mod resolve;

@@ -650,7 +650,7 @@ fn revision_consistency() {
 fn pin_plans() {
     use crate::select::pins::{Change, plan};
     let plan_of = |files: &[(&str, &str)], advance: Option<(&str, &str)>| {
-        let loaded = crate::load::from_texts(files);
+        let loaded = crate::load::from_texts(files, &crate::load::Limits::default());
         let catalogued = super::super::catalog_of(loaded, &Options::default());
         let catalog = catalogued.catalog;
         let (inherited, _) = crate::inherit::resolve_all(&catalog);
