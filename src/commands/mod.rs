@@ -1,5 +1,5 @@
-//! The subcommands, one file each: `render` (the default, and `check`), `explain`, and the
-//! shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
+//! The subcommands, one file each: `render` (the default, and `check`), `explain`, `diff`,
+//! and the shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
 //! and an exit status; only here are diagnostics printed.
 
 #![expect(
@@ -7,6 +7,7 @@
     reason = "commands read standard input and the environment, and print diagnostics"
 )]
 
+pub(crate) mod diff;
 pub(crate) mod explain;
 pub(crate) mod render;
 pub(crate) mod shell;
@@ -20,12 +21,14 @@ use crate::source::Sources;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
-/// How a run ended: 0 rendered, 1 the input has errors, 2 usage or tool failure.
+/// How a run ended: 0 rendered, 1 the input has errors, 2 usage or tool failure; 3 the
+/// renders differ (`diff --exit-code`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitStatus {
     Success,
     InputErrors,
     Failure,
+    Differences,
 }
 
 impl ExitStatus {
@@ -34,6 +37,7 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::InputErrors => 1,
             ExitStatus::Failure => 2,
+            ExitStatus::Differences => 3,
         }
     }
 }
@@ -51,6 +55,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Render(args)) => render::render(global, args),
         Some(Command::Check(args)) => render::check(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
+        Some(Command::Diff(args)) => diff::diff(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
     }
@@ -64,6 +69,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            relocated: Vec::new(),
         },
         namespace: global.namespace.clone(),
         ..Options::default()
@@ -85,6 +91,11 @@ fn env_flag(name: &str) -> bool {
 /// `CLICOLOR_FORCE` (set, and not `0`) turn it on, `NO_COLOR` (set, not empty) off, and
 /// otherwise only a terminal gets it (SEMANTICS.md#diagnostics).
 fn use_color(global: &GlobalArgs) -> bool {
+    color_on(global, std::io::stderr().is_terminal())
+}
+
+/// The colour rule of [`use_color`] for a stream that is or isn't a `terminal`.
+pub(crate) fn color_on(global: &GlobalArgs, terminal: bool) -> bool {
     match global.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -94,7 +105,7 @@ fn use_color(global: &GlobalArgs) -> bool {
             } else if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
                 false
             } else {
-                std::io::stderr().is_terminal()
+                terminal
             }
         }
     }
@@ -119,6 +130,25 @@ pub(crate) fn report(
     outcome: Outcome,
     always_summary: bool,
 ) -> bool {
+    report_to(
+        &mut std::io::stderr().lock(),
+        diags,
+        sources,
+        global,
+        outcome,
+        always_summary,
+    )
+}
+
+/// [`report`], written to `out`.
+pub(crate) fn report_to(
+    out: &mut dyn Write,
+    diags: &mut [Diagnostic],
+    sources: &Sources,
+    global: &GlobalArgs,
+    outcome: Outcome,
+    always_summary: bool,
+) -> bool {
     if global.strict {
         for d in diags.iter_mut() {
             if d.severity == Severity::Warning {
@@ -134,11 +164,10 @@ pub(crate) fn report(
     let summarised = summarise(&shown, format, global.verbose);
     let text = render_report(&summarised, sources, format, use_color(global));
     let summary = Summary::of(diags, sources.len());
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(text.as_bytes());
+    let _ = out.write_all(text.as_bytes());
     if format == ErrorFormat::Human && (!shown.is_empty() || always_summary) {
         let _ = writeln!(
-            stderr,
+            out,
             "{}",
             summary.line(outcome == Outcome::Writes && summary.errors > 0)
         );

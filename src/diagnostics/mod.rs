@@ -86,6 +86,8 @@ pub(crate) enum Code {
     KindUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
+    /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
+    DiffPathMissing,
 }
 
 impl Code {
@@ -121,6 +123,7 @@ impl Code {
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
+            Code::DiffPathMissing => "ome::diff::path-missing",
         }
     }
 }

@@ -2,18 +2,19 @@
 //! catalog → (per InferenceService, in parallel) resolve → render → serialise → output
 //! checks → filter and order. Shared by `render`, `check` and `explain`.
 
-use crate::catalog::{self, Catalog};
+use crate::catalog::{self, Catalog, ResourceId};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::diff::normalise::{Normalise, fingerprint};
 use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
 use crate::load::{self, LoadError, LoadOptions};
 use crate::model::Settings;
 use crate::render;
 use crate::rendered::Rendered;
-use crate::select::resolve::{Resolver, resolve};
+use crate::select::resolve::{ResolvedIsvc, Resolver, resolve};
 use crate::source::Sources;
 use rayon::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// What to render.
@@ -32,6 +33,12 @@ pub(crate) struct Options {
     pub(crate) allow_empty: bool,
     /// Each object goes to a file of its own: check that it can.
     pub(crate) file_per_object: bool,
+    /// Also return what each InferenceService resolved to and a fingerprint of each
+    /// consumed input, for `diff` to attribute changes (off for a render: it costs a little).
+    pub(crate) trace: bool,
+    /// Applied to each object's tree before it is serialised (`diff`: ignored fields, Secret
+    /// values).
+    pub(crate) normalise: Option<Normalise>,
 }
 
 /// The result of a run: objects in output order, and every diagnostic, sorted.
@@ -44,6 +51,12 @@ pub(crate) struct Rendering {
     pub(crate) timings: Vec<(&'static str, Duration)>,
     /// Names `--kinds` gives that are no kind at all, with the closest kind: a usage error.
     pub(crate) unknown_kinds: Vec<(String, Option<String>)>,
+    /// The controller settings the run used.
+    pub(crate) settings: Settings,
+    /// With `Options::trace`: what each InferenceService resolved to, in catalog order.
+    pub(crate) resolved: Vec<ResolvedIsvc>,
+    /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
+    pub(crate) inputs: BTreeMap<ResourceId, u64>,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -123,6 +136,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             sources,
             diags,
             timings,
+            settings,
             ..Rendering::default()
         };
     }
@@ -136,36 +150,58 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
-    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = catalog
+    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>, Option<ResolvedIsvc>)> = catalog
         .inference_services
         .par_iter()
         .map(|isvc| {
             let mut d = Vec::new();
+            let mut summary = None;
             let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
                 Some(resolution) => {
                     let mut objects =
                         render::render_inference_service(isvc, &resolution, &settings, &mut d);
+                    if let Some(normalise) = &options.normalise {
+                        objects.iter_mut().for_each(|o| normalise.apply(o));
+                    }
                     if let Some(format) = options.serialise {
                         objects.iter_mut().for_each(|o| emit::serialise(o, format));
+                    }
+                    if options.trace {
+                        summary = Some(resolution.summary(isvc));
                     }
                     objects
                 }
                 None => Vec::new(),
             };
-            (objects, d)
+            (objects, d, summary)
         })
         .collect();
 
+    let inputs = if options.trace {
+        catalog
+            .consumed
+            .par_iter()
+            .map(|o| (ResourceId::of(o, &options.namespace), fingerprint(&o.root)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     let mut objects: Vec<Rendered> = Vec::with_capacity(
-        per_isvc.iter().map(|(o, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
+        per_isvc.iter().map(|(o, _, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
     );
-    for (o, d) in per_isvc {
+    let mut resolved = Vec::new();
+    for (o, d, summary) in per_isvc {
         objects.extend(o);
         diags.extend(d);
+        resolved.extend(summary);
     }
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);
-        Rendered::new(obj.root, None, pos)
+        let mut object = Rendered::new(obj.root, None, pos);
+        if let Some(normalise) = &options.normalise {
+            normalise.apply(&mut object);
+        }
+        object
     };
     objects.extend(catalog.passthrough.into_iter().map(passed_through));
     if options.keep_ome {
@@ -233,6 +269,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         diags,
         timings,
         unknown_kinds,
+        settings,
+        resolved,
+        inputs,
     }
 }
 

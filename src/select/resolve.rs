@@ -9,9 +9,9 @@ use super::named::{
 };
 use super::request::Request;
 use super::scorer::best_entry;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ResourceId};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::inherit::Inherited;
+use crate::inherit::{Inherited, RuntimeKey};
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::{
     AcceleratorClass, BaseModel, InferenceService, Role, Runtime, RuntimeSpec, Scope,
@@ -25,6 +25,8 @@ pub(crate) struct Resolution<'a> {
     pub(crate) runtime_name: &'a str,
     /// The spec the pods are built from (inherited when the runtime was named).
     pub(crate) runtime: &'a RuntimeSpec,
+    /// Where the runtime is defined and how it was chosen.
+    pub(crate) chosen: Chosen<'a>,
     /// The engine's and the decoder's accelerator. An error is reported by rendering when it
     /// reaches the component, as OME reports it when it reconciles that component.
     engine: Result<Accelerator<'a>, Diagnostic>,
@@ -42,6 +44,71 @@ impl<'a> Resolution<'a> {
             Role::Engine => self.engine.as_ref(),
             Role::Decoder => self.decoder.as_ref(),
             Role::Router => Ok(NONE),
+        }
+    }
+}
+
+/// Which runtime a resolution chose: where it is defined, whether auto-selection chose it,
+/// and the runtimes its spec inherits from (root first; none when auto-selected, since
+/// auto-selection uses a runtime's own spec).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chosen<'a> {
+    pub(crate) scope: Scope,
+    /// The ServingRuntime's namespace; empty for a ClusterServingRuntime.
+    pub(crate) namespace: &'a str,
+    pub(crate) auto_selected: bool,
+    pub(crate) parents: &'a [RuntimeKey],
+}
+
+/// What one InferenceService resolved to, owned, for `diff` to say which changed resource
+/// changed its objects (SEMANTICS.md#diff-impact). Built only when asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ResolvedIsvc {
+    pub(crate) isvc: ResourceId,
+    pub(crate) runtime: ResourceId,
+    pub(crate) auto_selected: bool,
+    /// The runtimes the chosen one inherits from, root first.
+    pub(crate) parents: Vec<ResourceId>,
+    pub(crate) model: Option<ResourceId>,
+    /// The AcceleratorClass of each component that has one.
+    pub(crate) classes: Vec<(Role, ResourceId)>,
+}
+
+fn runtime_id(scope: Scope, namespace: &str, name: &str) -> ResourceId {
+    match scope {
+        Scope::Cluster => ResourceId::new("ClusterServingRuntime", "", name),
+        Scope::Namespaced => ResourceId::new("ServingRuntime", namespace, name),
+    }
+}
+
+impl Resolution<'_> {
+    /// The owned summary of this resolution of `isvc`.
+    pub(crate) fn summary(&self, isvc: &InferenceService) -> ResolvedIsvc {
+        let classes = [Role::Engine, Role::Decoder]
+            .into_iter()
+            .filter_map(|role| {
+                let class = self.accelerator(role).ok()?.class?;
+                Some((role, ResourceId::new("AcceleratorClass", "", &class.name)))
+            })
+            .collect();
+        ResolvedIsvc {
+            isvc: ResourceId::new("InferenceService", &isvc.lookup_namespace, &isvc.name),
+            runtime: runtime_id(self.chosen.scope, self.chosen.namespace, self.runtime_name),
+            auto_selected: self.chosen.auto_selected,
+            parents: self
+                .chosen
+                .parents
+                .iter()
+                .map(|(scope, ns, name)| runtime_id(*scope, ns, name))
+                .collect(),
+            model: self.model.map(|m| {
+                ResourceId::new(
+                    &m.object.kind,
+                    m.namespace.as_deref().unwrap_or(""),
+                    &m.name,
+                )
+            }),
+            classes,
         }
     }
 }
@@ -144,12 +211,14 @@ fn resolution<'a>(
     model: Option<&'a BaseModel>,
     runtime_name: &'a str,
     runtime: &'a RuntimeSpec,
+    chosen: Chosen<'a>,
     best_entry: Option<&'a SupportedFormat>,
 ) -> Resolution<'a> {
     Resolution {
         model,
         runtime_name,
         runtime,
+        chosen,
         engine: accelerator(isvc, Role::Engine, runtime, best_entry, catalog),
         decoder: accelerator(isvc, Role::Decoder, runtime, best_entry, catalog),
     }
@@ -383,7 +452,21 @@ pub(crate) fn resolve<'a>(
                 None
             }
         };
-        return Some(resolution(isvc, catalog, model, &runtime.name, spec, entry));
+        let chosen = Chosen {
+            scope: runtime.scope,
+            namespace: runtime.namespace.as_deref().unwrap_or(""),
+            auto_selected: false,
+            parents: resolver.inherited.parents(runtime),
+        };
+        return Some(resolution(
+            isvc,
+            catalog,
+            model,
+            &runtime.name,
+            spec,
+            chosen,
+            entry,
+        ));
     }
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
@@ -405,6 +488,12 @@ pub(crate) fn resolve<'a>(
                 Some(model),
                 selection.runtime.name,
                 selection.runtime.spec,
+                Chosen {
+                    scope: selection.runtime.scope,
+                    namespace: selection.runtime.namespace,
+                    auto_selected: true,
+                    parents: &[],
+                },
                 selection.best_entry.map(|(_, e)| e),
             ))
         }

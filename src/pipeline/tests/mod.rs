@@ -1,4 +1,5 @@
 //! End-to-end tests of the pure stages, run from YAML strings through the pipeline.
 
+mod diff;
 mod render;
 mod resolve;
