@@ -397,7 +397,17 @@ fn report_side(
                 Some((file, pos)) if fold => format!(" {file}:{}", pos.line),
                 _ => String::new(),
             };
-            d.message = format!("{side}{at}: {}", d.message);
+            // The label leads: the object and field, which the annotation would put first,
+            // follow it.
+            let mut message = format!("{side}{at}: ");
+            if let Some(object) = d.object.take() {
+                message.push_str(&format!("{object}: "));
+            }
+            if let Some(field) = d.field.take() {
+                message.push_str(&format!("{field}: "));
+            }
+            message.push_str(&d.message);
+            d.message = message;
             if fold {
                 d.pos = None;
                 d.related.clear();

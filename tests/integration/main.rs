@@ -4,6 +4,9 @@
 //!   standard output are compared with a reviewed insta snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
+//! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
+//! - [`action`]: the GitHub Action's metadata (check-jsonschema) and its script against a
+//!   mock GitHub API;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
 //! - [`layers`]: no module uses a module of a layer above it.
@@ -13,8 +16,10 @@
     reason = "the tests set up and inspect files around the binary"
 )]
 
+mod action;
 mod cli;
 mod contract;
+mod diff;
 mod fixtures;
 mod layers;
 mod support;
