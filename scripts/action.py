@@ -14,6 +14,7 @@ is still in the job summary.
 """
 
 import hashlib
+import io
 import json
 import os
 import platform
@@ -108,23 +109,22 @@ def download_release(version, dest):
         return None
     if hashlib.sha256(archive).hexdigest() != want:
         raise SystemExit(f"ome-render {version}: the download does not match its SHA-256")
-    path = os.path.join(dest, "ome-render.tar.gz")
-    with open(path, "wb") as f:
-        f.write(archive)
-    with tarfile.open(path) as t:
-        member = next((m for m in t.getmembers() if m.name.endswith("ome-render") and m.isfile()), None)
+    # Only the binary is taken out, by its content: no path from the archive is used.
+    with tarfile.open(fileobj=io.BytesIO(archive)) as t:
+        member = next((m for m in t.getmembers() if m.isfile() and m.name.split("/")[-1] == "ome-render"), None)
         if member is None:
             raise SystemExit(f"ome-render {version}: the archive holds no ome-render binary")
-        member.name = "ome-render"
-        t.extract(member, dest)
+        content = t.extractfile(member).read()
     binary = os.path.join(dest, "ome-render")
+    with open(binary, "wb") as f:
+        f.write(content)
     os.chmod(binary, 0o755)
     return binary
 
 
 def build_from_source():
     source = env("ACTION_PATH") or env("GITHUB_ACTION_PATH") or os.getcwd()
-    target = os.path.join(env("RUNNER_TEMP", tempfile.gettempdir()), "ome-render-target")
+    target = env("CARGO_TARGET_DIR") or os.path.join(env("RUNNER_TEMP", tempfile.gettempdir()), "ome-render-target")
     cmd = ["cargo", "build", "--release", "--locked", "--manifest-path", os.path.join(source, "Cargo.toml"),
            "--target-dir", target]
     print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)

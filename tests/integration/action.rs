@@ -334,3 +334,127 @@ fn render_errors_fail_the_step_with_annotations() {
     assert_eq!(comments.len(), 2);
     assert!(comments[1].contains("the render fails"));
 }
+
+/// A static file server on 127.0.0.1 (`python3 -m http.server`), stopped when dropped.
+struct FileServer {
+    child: Child,
+    url: String,
+}
+
+impl FileServer {
+    fn start(root: &Path) -> FileServer {
+        let mut child = Command::new("python3")
+            .args(["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"])
+            .current_dir(root)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 serves files");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("http.server says where it listens");
+        // "Serving HTTP on 127.0.0.1 port 43567 (http://127.0.0.1:43567/) ..."
+        let port = line
+            .split(" port ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .expect("a port")
+            .to_string();
+        FileServer {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for FileServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_action_downloads_a_released_binary_and_checks_its_hash() {
+    let root = scratch("action-install");
+    let (site, runner) = (root.join("site"), root.join("runner"));
+    fs::create_dir_all(&runner).unwrap();
+    // A release of `acme/ome-render` v9.9.9: a stand-in binary in a tarball, and its SHA-256.
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(
+            r##"
+import hashlib, io, os, sys, tarfile
+sys.path.insert(0, sys.argv[2])
+import action
+site = sys.argv[1]
+d = os.path.join(site, "acme/ome-render/releases/download/v9.9.9")
+os.makedirs(d, exist_ok=True)
+name = f"ome-render-{action.target_triple()}.tar.gz"
+script = b"#!/bin/sh\necho 'ome-render 9.9.9 (released)'\n"
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    info = tarfile.TarInfo("ome-render-9.9.9/ome-render")
+    info.size, info.mode = len(script), 0o755
+    t.addfile(info, io.BytesIO(script))
+data = buf.getvalue()
+open(os.path.join(d, name), "wb").write(data)
+digest = hashlib.sha256(data).hexdigest()
+open(os.path.join(d, name + ".sha256"), "w").write(f"{digest}  {name}\n")
+"##,
+        )
+        .arg(&site)
+        .arg(repo_root().join("scripts"))
+        .status()
+        .expect("python3 builds the release");
+    assert!(made.success());
+    let server = FileServer::start(&site);
+    let install = || {
+        let outputs = runner.join("output.txt");
+        let _ = fs::remove_file(&outputs);
+        let out = Command::new("python3")
+            .arg(repo_root().join("scripts/action.py"))
+            .arg("install")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GITHUB_SERVER_URL", &server.url)
+            .env("ACTION_REPOSITORY", "acme/ome-render")
+            .env("INPUT_VERSION", "9.9.9")
+            .env("RUNNER_TEMP", &runner)
+            .env("GITHUB_OUTPUT", &outputs)
+            .output()
+            .expect("python3 runs the action");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+            fs::read_to_string(&outputs).unwrap_or_default(),
+        )
+    };
+    let (code, log, outputs) = install();
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("ome-render 9.9.9 (released)"), "{log}");
+    assert_eq!(
+        outputs,
+        format!(
+            "binary={}\n",
+            runner.join("ome-render-bin/ome-render").display()
+        )
+    );
+    // A download that doesn't match its hash is refused.
+    let spoiled = Command::new("python3")
+        .arg("-c")
+        .arg("import glob, sys; [open(p, 'w').write('0' * 64 + '\\n') for p in glob.glob(sys.argv[1] + '/**/*.sha256', recursive=True)]")
+        .arg(&site)
+        .status()
+        .expect("python3 runs");
+    assert!(spoiled.success());
+    let (code, log, outputs) = install();
+    assert_ne!(code, Some(0));
+    assert!(
+        log.contains("ome-render 9.9.9: the download does not match its SHA-256"),
+        "{log}"
+    );
+    assert_eq!(outputs, "");
+}

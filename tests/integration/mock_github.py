@@ -11,6 +11,7 @@ must find the sticky one.
 """
 
 import json
+import os
 import re
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,14 +26,16 @@ next_id = [100]
 
 class Handler(BaseHTTPRequestHandler):
     def reply(self, code, body):
+        # The state first: once the client has its answer, the test may read it.
+        with open(sys.argv[1] + ".new", "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        os.replace(sys.argv[1] + ".new", sys.argv[1])
         data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
-        with open(sys.argv[1], "w", encoding="utf-8") as f:
-            json.dump(state, f)
 
     def body(self):
         length = int(self.headers.get("Content-Length") or 0)

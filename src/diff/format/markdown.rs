@@ -5,7 +5,9 @@
 //! entry), then whole InferenceServices, and a closing note says what was left out
 //! (SEMANTICS.md#diff-output).
 
-use super::{FIRST_LINES, Labels, auto, count, group_line, names, reach, summary};
+use super::{
+    Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+};
 use crate::diagnostics::report::thousands;
 use crate::diff::{Group, ObjectDiff, Report};
 use std::fmt::Write;
@@ -140,33 +142,33 @@ fn head(report: &Report, labels: &Labels) -> String {
 fn impact(report: &Report, out: &mut String) {
     let i = &report.impact;
     let mut lines = Vec::new();
-    for r in i.resources.iter().take(FIRST_LINES) {
-        let mut line = format!(
-            "- {} {}: **{}**",
-            code(&r.id.to_string()),
-            r.change.word(),
-            reach(r)
-        );
-        if !r.reached.is_empty() {
-            line.push_str(&format!(": {}", names(&r.reached, code)));
-        }
-        lines.push(line);
-    }
-    if i.resources.len() > FIRST_LINES {
-        lines.push(format!(
-            "- … and {} more changed resources",
-            i.resources.len() - FIRST_LINES
-        ));
-    }
-    if let Some(reached) = &i.settings {
-        let mut line = format!(
-            "- settings changed: **reaches {}**",
-            count(reached.len(), "InferenceService")
-        );
+    let (changed, more) = changes(i);
+    for c in changed {
+        let (mut line, reached) = match c {
+            Changed::Resource(r) => (
+                format!(
+                    "- {} {}: **{}**",
+                    code(&r.id.to_string()),
+                    r.change.word(),
+                    reach(r)
+                ),
+                &r.reached[..],
+            ),
+            Changed::Settings(reached) => (
+                format!(
+                    "- settings changed: **reaches {}**",
+                    count(reached.len(), "InferenceService")
+                ),
+                reached,
+            ),
+        };
         if !reached.is_empty() {
             line.push_str(&format!(": {}", names(reached, code)));
         }
         lines.push(line);
+    }
+    if more > 0 {
+        lines.push(format!("- … and {more} more changed resources"));
     }
     if !i.choices.is_empty() {
         lines.push(format!(

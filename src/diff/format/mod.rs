@@ -6,7 +6,7 @@ pub(crate) mod json;
 pub(crate) mod markdown;
 pub(crate) mod text;
 
-use super::impact::ResourceImpact;
+use super::impact::{Impact, ResourceImpact};
 use super::{Cause, Counts, Report};
 use crate::catalog::ResourceId;
 use crate::diagnostics::report::thousands;
@@ -128,4 +128,28 @@ fn group_line(g: &super::Group) -> String {
 /// `(auto-selected)` after a runtime auto-selection chose.
 fn auto(on: bool) -> &'static str {
     if on { " (auto-selected)" } else { "" }
+}
+
+/// One changed input in the impact: a resource, or the settings.
+enum Changed<'a> {
+    Resource(&'a ResourceImpact),
+    Settings(&'a [ResourceId]),
+}
+
+/// The changed resources and the settings, those reaching the most InferenceServices first
+/// (the settings before resources of equal reach), the first [`FIRST_LINES`] of them, and
+/// how many more there are.
+fn changes(i: &Impact) -> (Vec<Changed<'_>>, usize) {
+    let mut all: Vec<Changed<'_>> = i.resources.iter().map(Changed::Resource).collect();
+    if let Some(reached) = &i.settings {
+        let at = i
+            .resources
+            .iter()
+            .position(|r| r.reached.len() <= reached.len())
+            .unwrap_or(i.resources.len());
+        all.insert(at, Changed::Settings(reached));
+    }
+    let more = all.len().saturating_sub(FIRST_LINES);
+    all.truncate(FIRST_LINES);
+    (all, more)
 }

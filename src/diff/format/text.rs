@@ -1,7 +1,9 @@
 //! The text report: the summary and the impact first, then each InferenceService's objects
 //! with their hunks, as `git diff` shows them (coloured when `color`).
 
-use super::{FIRST_LINES, Labels, auto, count, group_line, names, reach, summary};
+use super::{
+    Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+};
 use crate::diff::Report;
 use std::fmt::Write;
 
@@ -76,28 +78,28 @@ fn impact(report: &Report, paint: &Paint, out: &mut String) {
     let i = &report.impact;
     let _ = writeln!(out, "{}", paint.with(BOLD, "impact:"));
     let plain = |s: &str| s.to_string();
-    for r in i.resources.iter().take(FIRST_LINES) {
-        let _ = writeln!(out, "  {} {}: {}", r.id, r.change.word(), reach(r));
-        if !r.reached.is_empty() {
-            let _ = writeln!(out, "    {}", names(&r.reached, plain));
-        }
-    }
-    if i.resources.len() > FIRST_LINES {
-        let _ = writeln!(
-            out,
-            "  … and {} more changed resources",
-            i.resources.len() - FIRST_LINES
-        );
-    }
-    if let Some(reached) = &i.settings {
-        let _ = writeln!(
-            out,
-            "  settings changed: reaches {}",
-            count(reached.len(), "InferenceService")
-        );
+    let (changed, more) = changes(i);
+    for c in changed {
+        let (line, reached) = match c {
+            Changed::Resource(r) => (
+                format!("{} {}: {}", r.id, r.change.word(), reach(r)),
+                &r.reached[..],
+            ),
+            Changed::Settings(reached) => (
+                format!(
+                    "settings changed: reaches {}",
+                    count(reached.len(), "InferenceService")
+                ),
+                reached,
+            ),
+        };
+        let _ = writeln!(out, "  {line}");
         if !reached.is_empty() {
             let _ = writeln!(out, "    {}", names(reached, plain));
         }
+    }
+    if more > 0 {
+        let _ = writeln!(out, "  … and {more} more changed resources");
     }
     if !i.choices.is_empty() {
         let _ = writeln!(

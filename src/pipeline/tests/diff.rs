@@ -490,3 +490,54 @@ fn markdown_fences_outlast_backticks_in_the_diff() {
     let md = markdown::render(&compare(&config("a"), &config("b")), &labels(), 65_000);
     assert!(md.contains("\n`````diff\n"), "{md}");
 }
+
+#[test]
+fn the_widest_reaching_change_leads_the_impact() {
+    let services = |n: usize| -> String {
+        (0..n)
+            .map(|i| {
+                isvc(
+                    "team",
+                    &format!("svc-{i}"),
+                    if i == 0 { "rt-b" } else { "rt-a" },
+                    2,
+                )
+            })
+            .collect()
+    };
+    let inputs = |image: &str| {
+        format!(
+            "{}{}{}{}",
+            model("m", "/models/m"),
+            runtime("rt-a", "img:1", 1),
+            runtime("rt-b", image, 1),
+            services(3)
+        )
+    };
+    let base = render(&[("in.yaml", &inputs("img:2"))], &[]);
+    let head = render(
+        &[
+            ("ome-render.yaml", "terminationGracePeriodSeconds: 30\n"),
+            ("in.yaml", &inputs("img:3")),
+        ],
+        &[],
+    );
+    let r = diff::compare(
+        &side(&base),
+        &side(&head),
+        &diff::Options {
+            context: 3,
+            namespace: "default".into(),
+        },
+    );
+    let out = text::render(&r, &labels(), false);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[2], "  settings changed: reaches 3 InferenceServices",
+        "{out}"
+    );
+    assert_eq!(
+        lines[4], "  ClusterServingRuntime/rt-b changed: reaches 1 InferenceService",
+        "{out}"
+    );
+}
