@@ -56,24 +56,41 @@ fn dependencies(r: &ResolvedIsvc) -> impl Iterator<Item = &ResourceId> {
         .chain(r.classes.iter().map(|(_, class)| class))
 }
 
-/// The OME resources (not InferenceServices) on one side only or with different trees.
+/// The OME resources (not InferenceServices) on one side only or with different trees: one
+/// walk over both sorted maps.
 fn changed_resources(base: &Side<'_>, head: &Side<'_>) -> BTreeMap<ResourceId, Change> {
+    let is_isvc = |(id, _): &(&ResourceId, &u64)| id.kind == "InferenceService";
+    let mut b = base.inputs.iter().filter(|e| !is_isvc(e)).peekable();
+    let mut h = head.inputs.iter().filter(|e| !is_isvc(e)).peekable();
     let mut changed = BTreeMap::new();
-    let is_isvc = |id: &ResourceId| id.kind == "InferenceService";
-    for (id, print) in base.inputs.iter().filter(|(id, _)| !is_isvc(id)) {
-        match head.inputs.get(id) {
-            None => {
-                changed.insert(id.clone(), Change::Removed);
+    loop {
+        match (b.peek(), h.peek()) {
+            (None, None) => break,
+            (Some((id, _)), None) => {
+                changed.insert((*id).clone(), Change::Removed);
+                b.next();
             }
-            Some(p) if p != print => {
-                changed.insert(id.clone(), Change::Changed);
+            (None, Some((id, _))) => {
+                changed.insert((*id).clone(), Change::Added);
+                h.next();
             }
-            Some(_) => {}
-        }
-    }
-    for id in head.inputs.keys().filter(|id| !is_isvc(id)) {
-        if !base.inputs.contains_key(id) {
-            changed.insert(id.clone(), Change::Added);
+            (Some((bid, bp)), Some((hid, hp))) => match bid.cmp(hid) {
+                std::cmp::Ordering::Less => {
+                    changed.insert((*bid).clone(), Change::Removed);
+                    b.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    changed.insert((*hid).clone(), Change::Added);
+                    h.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if bp != hp {
+                        changed.insert((*bid).clone(), Change::Changed);
+                    }
+                    b.next();
+                    h.next();
+                }
+            },
         }
     }
     changed

@@ -21,7 +21,7 @@ use impact::Impact;
 use lines::LineDiff;
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// One side of a diff: a render with what each InferenceService resolved to and a
 /// fingerprint of every consumed OME input.
@@ -207,23 +207,38 @@ fn group_of(o: &Rendered, namespace: &str) -> Option<ResourceId> {
 
 /// Compares two renders.
 pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
-    let index: HashMap<Key<'_>, &Rendered> = base.objects.iter().map(|o| (key(o), o)).collect();
-    let head_keys: HashSet<Key<'_>> = head.objects.iter().map(key).collect();
-    // Byte comparisons in parallel: most objects are equal, and say so quickly.
-    let mut pairs: Vec<(Option<&Rendered>, Option<&Rendered>)> = head
+    let index: HashMap<Key<'_>, usize> = base
+        .objects
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (key(o), i))
+        .collect();
+    // Each head object's match, and whether their bytes differ — in parallel: most objects
+    // are equal and say so quickly.
+    let matches: Vec<(Option<usize>, bool)> = head
         .objects
         .par_iter()
-        .filter_map(|o| match index.get(&key(o)) {
-            Some(b) if yaml_of(b) == yaml_of(o) => None,
-            Some(b) => Some((Some(*b), Some(o))),
-            None => Some((None, Some(o))),
+        .map(|o| match index.get(&key(o)) {
+            Some(&i) => (Some(i), yaml_of(&base.objects[i]) != yaml_of(o)),
+            None => (None, true),
         })
         .collect();
-    pairs.par_extend(
+    let mut matched = vec![false; base.objects.len()];
+    let mut pairs: Vec<(Option<&Rendered>, Option<&Rendered>)> = Vec::new();
+    for (o, (found, differs)) in head.objects.iter().zip(matches) {
+        if let Some(i) = found {
+            matched[i] = true;
+        }
+        if differs {
+            pairs.push((found.map(|i| &base.objects[i]), Some(o)));
+        }
+    }
+    pairs.extend(
         base.objects
-            .par_iter()
-            .filter(|o| !head_keys.contains(&key(o)))
-            .map(|o| (Some(o), None)),
+            .iter()
+            .zip(&matched)
+            .filter(|(_, m)| !**m)
+            .map(|(o, _)| (Some(o), None)),
     );
     fn present<'a>(p: &(Option<&'a Rendered>, Option<&'a Rendered>)) -> Option<&'a Rendered> {
         p.1.or(p.0)
