@@ -43,7 +43,7 @@ pub(crate) fn render(report: &Report, labels: &Labels, max_bytes: usize) -> Stri
         let mut room = budget - skeleton;
         for (g, piece) in groups.iter().enumerate() {
             for (o, entry) in piece.objects.iter().enumerate() {
-                let extra = entry.full.len() - entry.stub.len();
+                let extra = entry.full.len().saturating_sub(entry.stub.len());
                 if extra <= room {
                     room -= extra;
                     full[g][o] = true;
