@@ -1,43 +1,140 @@
 #!/usr/bin/env bash
-# Benchmark: ome-render against the YAML floor (pure YAML I/O, no logic) on a generated
-# GitOps repository, alternating runs on the same machine in the same minute.
+# Benchmarks: ome-render against the YAML floor (pure YAML I/O, no logic) and against itself
+# in the shapes users run it, each case measured as a ratio in one run, alternating, on the
+# same machine in the same minute (BENCHMARKS.md).
 #
-#   scripts/bench.sh [ISVCS RUNTIMES MODELS [RUNS]]     (default: 10000 1000 1000 5)
+#   scripts/bench.sh [RUNS]           every case, RUNS alternating runs each (default 5)
+#   scripts/bench.sh --quick [RUNS]   the main corpus only (directory vs floor)
 #
-# Needs ../shared/bench (gen.py and floor/). Prints each run's wall time and peak memory,
-# the medians, and ome-render's own stage timings. See BENCHMARKS.md.
+# Prints each case's median wall time and peak memory, then each ratio with its bound and the
+# figure BENCHMARKS.md records; exits 1 when a ratio exceeds its recorded figure by more than
+# 20% (a regression), 2 when the yardstick is missing. Needs ../shared/bench (gen.py, floor/)
+# and python3; corpora and the floor's build are cached under target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-isvcs=${1:-10000}; runtimes=${2:-1000}; models=${3:-1000}; runs=${4:-5}
+quick=
+if [ "${1:-}" = --quick ]; then quick=1; shift; fi
+runs=${1:-5}
 bench=../shared/bench
 [ -f "$bench/gen.py" ] || { echo "bench: $bench/gen.py not found" >&2; exit 2; }
 work=target/bench
-corpus=$work/corpus-$isvcs-$runtimes-$models
 mkdir -p "$work"
-[ -d "$corpus" ] || python3 "$bench/gen.py" "$corpus" --isvcs "$isvcs" --runtimes "$runtimes" --models "$models" --seed 1 >/dev/null
+
+corpus() { # isvcs runtimes models: prints the corpus directory, generating it once
+  local dir=$work/corpus-$1-$2-$3
+  [ -d "$dir" ] || python3 "$bench/gen.py" "$dir" --isvcs "$1" --runtimes "$2" --models "$3" --seed 1 >/dev/null
+  echo "$dir"
+}
+stream_of() { # dir: one file holding every document of the corpus, in walk order
+  local file=$1.stream.yaml
+  if [ ! -f "$file" ]; then
+    find "$1" -type f \( -name '*.yaml' -o -name '*.yml' \) | LC_ALL=C sort |
+      while read -r f; do cat "$f"; printf -- '\n---\n'; done >"$file"
+  fi
+  echo "$file"
+}
+
 cargo build --release --quiet
 CARGO_TARGET_DIR=$work/floor-target cargo build --release --quiet \
   --manifest-path "$bench/floor/Cargo.toml" --features serde-saphyr
 floor=$work/floor-target/release/yamlfloor
 ome=target/release/ome-render
-out=$work/rendered.yaml
-"$ome" -q "$corpus" >"$out" 2>/dev/null   # the floor reads the corpus plus this output
 
-measure() { # label, command...: prints "label seconds peakKiB"
-  local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >/dev/null 2>&1
-  echo "$label $(cat "$work/time.txt")"
-}
+main=$(corpus 10000 1000 1000)
+out=$work/rendered.yaml
+"$ome" -q "$main" >"$out" 2>/dev/null   # the floor reads the corpus plus this output
+
+# Each case: a label and a command (run with stdout to /dev/null, stdin from $stdin_file).
+declare -a labels=() commands=()
+case_() { labels+=("$1"); commands+=("$2"); }
+case_ floor "$floor $main $out"
+case_ dir "$ome -q $main"
+if [ -z "$quick" ]; then
+  stream=$(stream_of "$main")
+  case_ stream "$ome -q $stream"
+  case_ stream-json "$ome -q --error-format json $stream"
+  case_ stream-github "$ome -q --error-format github $stream"
+  case_ stream-human-all "$ome $stream"
+  case_ dir-human-all "$ome $main"
+  case_ stdin "$ome -q - <$stream"
+  case_ runtimes-10k "$ome -q $(corpus 10000 10000 1000)"
+  case_ isvcs-20k "$ome -q $(corpus 20000 1000 1000)"
+  case_ threads-1 "env RAYON_NUM_THREADS=1 $ome -q $main"
+  case_ threads-2 "env RAYON_NUM_THREADS=2 $ome -q $main"
+  case_ tiny "$ome -q examples/llama-demo"
+  if "$ome" krm --help >/dev/null 2>&1; then
+    list=$main.resourcelist.yaml
+    [ -f "$list" ] || python3 - "$stream" "$list" <<'PY'
+import sys
+# A ResourceList of every document, items indented under `items:` (no re-serialisation).
+docs = open(sys.argv[1]).read().split("\n---\n")
+with open(sys.argv[2], "w") as out:
+    out.write("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
+    for d in docs:
+        lines = [l for l in d.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+        if not lines:
+            continue
+        out.write("- " + lines[0] + "\n")
+        for l in lines[1:]:
+            out.write("  " + l + "\n")
+PY
+    case_ krm "$ome krm <$list"
+  fi
+  if "$ome" diff --help >/dev/null 2>&1; then
+    case_ diff "$ome -q diff $main $main"
+  fi
+fi
+
 : >"$work/runs.txt"
 for _ in $(seq "$runs"); do
-  measure floor "$floor" "$corpus" "$out" | tee -a "$work/runs.txt"
-  measure ome-render "$ome" -q "$corpus" | tee -a "$work/runs.txt"
+  for i in "${!labels[@]}"; do
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" bash -c "${commands[$i]} >/dev/null 2>&1" || true
+    echo "${labels[$i]} $(cat "$work/time.txt")" >>"$work/runs.txt"
+  done
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-for label in floor ome-render; do
-  t=$(awk -v l="$label" '$1==l {print $2}' "$work/runs.txt" | median)
-  m=$(awk -v l="$label" '$1==l {print $3}' "$work/runs.txt" | median)
-  echo "median $label: ${t} s, peak $((m / 1024)) MiB"
+declare -A secs mem
+for label in "${labels[@]}"; do
+  secs[$label]=$(awk -v l="$label" '$1==l {print $2}' "$work/runs.txt" | median)
+  mem[$label]=$(awk -v l="$label" '$1==l {print $3}' "$work/runs.txt" | median)
+  printf '%-18s %8s s %8s MiB\n' "$label" "${secs[$label]}" "$((mem[$label] / 1024))"
 done
-echo "corpus: $(find "$corpus" -type f | wc -l) files, $(du -sb "$corpus" | cut -f1) bytes; output: $(wc -c <"$out") bytes"
-"$ome" -q --timings "$corpus" 2>&1 >/dev/null | grep '^timing:'
+
+# Ratios: name, numerator, denominator, what is divided (s or mem), the issue's bound.
+recorded() { # the figure BENCHMARKS.md records for a ratio, from its `ratio:` lines
+  awk -v n="$1" '$1 == "ratio:" && $2 == n {print $3; exit}' BENCHMARKS.md
+}
+status=0
+ratio() {
+  local name=$1 num=$2 den=$3 what=$4 bound=$5 value rec
+  [ -n "${secs[$num]:-}" ] && [ -n "${secs[$den]:-}" ] || return 0
+  if [ "$what" = mem ]; then
+    value=$(awk -v a="${mem[$num]}" -v b="${mem[$den]}" 'BEGIN {printf "%.3f", a / b}')
+  else
+    value=$(awk -v a="${secs[$num]}" -v b="${secs[$den]}" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')
+  fi
+  rec=$(recorded "$name")
+  local verdict=""
+  if [ -n "$rec" ] && awk -v v="$value" -v r="$rec" 'BEGIN {exit !(v > r * 1.2)}'; then
+    verdict="  REGRESSION (recorded $rec)"; status=1
+  elif [ -n "$rec" ]; then
+    verdict="  (recorded $rec)"
+  fi
+  printf 'ratio: %-22s %s  bound %s%s\n' "$name" "$value" "$bound" "$verdict"
+}
+ratio render/floor dir floor s 0.15
+ratio memory/floor dir floor mem 0.30
+ratio stream/dir stream dir s 1.2
+ratio stream-json/dir stream-json dir s 1.2
+ratio stream-github/dir stream-github dir s 1.2
+ratio stream-human/dir stream-human-all dir-human-all s 1.2
+ratio stdin/dir stdin dir s 1.2
+ratio runtimes-10k/1k runtimes-10k dir s 1.5
+ratio isvcs-20k/10k isvcs-20k dir s 2.1
+ratio threads-2/1 threads-2 threads-1 s 0.625
+ratio krm/dir krm dir s 1.2
+ratio diff/render diff dir s 2.5
+echo "tiny example: ${secs[tiny]:-?} s"
+echo "corpus: $(find "$main" -type f | wc -l) files, $(du -sb "$main" | cut -f1) bytes; output: $(wc -c <"$out") bytes"
+"$ome" -q --timings "$main" 2>&1 >/dev/null | grep '^timing:'
+exit $status

@@ -1,6 +1,7 @@
 //! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders, and so does
-//! `ome-render render`; `check`, `explain`, `diff`, `completions` and `man` are subcommands. The
-//! global flags work before and after a subcommand. Usage errors exit 2 (clap's convention).
+//! `ome-render render`; `check`, `explain`, `model-metadata`, `diff`, `completions` and
+//! `man` are subcommands. The global flags work before and after a subcommand. Usage errors
+//! exit 2 (clap's convention).
 
 use crate::diagnostics::report::ErrorFormat;
 use crate::emit::Format;
@@ -61,6 +62,8 @@ pub enum Command {
             list index."
     )]
     Diff(DiffArgs),
+    /// Print the spec fields OME's model agent would write for a local Hugging Face snapshot.
+    ModelMetadata(ModelMetadataArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.
@@ -69,6 +72,11 @@ pub enum Command {
     },
     /// Print the manual page (roff), e.g. `ome-render man > ome-render.1`.
     Man,
+    /// Record managed pins in ome-render.lock and write the revisions they name.
+    Pin(PinArgs),
+    /// Show a runtime's inheritance tree and the InferenceServices that use it, like
+    /// `kubectl ome runtime tree`.
+    Tree(TreeArgs),
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how
@@ -176,15 +184,38 @@ pub struct ExplainArgs {
         long,
         value_name = "NAMESPACE/NAME",
         conflicts_with = "model",
-        required_unless_present = "model"
+        required_unless_present_any = ["model", "runtime"]
     )]
     pub isvc: Option<String>,
     /// The model to explain, in `--namespace`.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "effective")]
     pub model: Option<String>,
+    /// Print the runtime spec after inheritance, preset and per-accelerator settings, each
+    /// field annotated with the runtime (file and line) it comes from.
+    #[arg(long)]
+    pub effective: bool,
+    /// With `--effective`: the runtime to show, as an InferenceService naming it would find it.
+    #[arg(long, value_name = "NAME", requires = "effective", conflicts_with_all = ["isvc", "model"])]
+    pub runtime: Option<String>,
+    /// With `--runtime`: ServingRuntime or ClusterServingRuntime.
+    #[arg(long, value_name = "KIND", requires = "runtime")]
+    pub kind: Option<String>,
     /// Output format of the table.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
     pub format: ExplainFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ModelMetadataArgs {
+    /// A Hugging Face snapshot directory, or its `config.json` (or `model_index.json`).
+    /// Only the JSON files and each safetensors file's header are read.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Merge the fields into this BaseModel or ClusterBaseModel file instead of printing
+    /// them: only the fields it doesn't set are added (under `spec:`), the rest of the file
+    /// is kept byte for byte; the file is replaced atomically.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
 }
 
 /// `-o` takes a path; `kubectl`'s `-o json`, `-o yaml`, `-o wide` and the like are output
@@ -298,4 +329,36 @@ pub enum DiffFormat {
     Markdown,
     /// One JSON document with everything.
     Json,
+}
+
+#[derive(Args, Debug)]
+pub struct PinArgs {
+    /// Files or directories to read (not `-`: the lock is written next to them).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Move this managed pin to the current runtime, as `kubectl ome runtime sync` does.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub advance: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct TreeArgs {
+    /// The runtime whose tree to show (omit it with `--isvc`).
+    #[arg(value_name = "RUNTIME")]
+    pub runtime: Option<String>,
+    /// Files or directories to read; `-` reads standard input. Default: the current directory.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Show the path from this InferenceService up to its root runtime instead.
+    #[arg(long, value_name = "NAMESPACE/NAME")]
+    pub isvc: Option<String>,
+    /// ServingRuntime or ClusterServingRuntime, when both have the name.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// List the InferenceServices in scope whose runtime can't be resolved.
+    #[arg(long)]
+    pub show_unattributed_users: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
+    pub format: ExplainFormat,
 }

@@ -55,7 +55,7 @@ impl Inherited {
 }
 
 /// A parent by name, as seen from the chain of `leaf`.
-fn parent<'a>(catalog: &'a Catalog, leaf: &Runtime, name: &str) -> Option<&'a Runtime> {
+pub(crate) fn parent<'a>(catalog: &'a Catalog, leaf: &Runtime, name: &str) -> Option<&'a Runtime> {
     match leaf.scope {
         Scope::Cluster => catalog.cluster_runtimes.get(name),
         Scope::Namespaced => {
@@ -68,38 +68,98 @@ fn parent<'a>(catalog: &'a Catalog, leaf: &Runtime, name: &str) -> Option<&'a Ru
     }
 }
 
-/// Walks the chain of `leaf`: root first.
-fn chain<'a>(catalog: &'a Catalog, leaf: &'a Runtime) -> Result<Vec<&'a Runtime>, String> {
-    let mut chain = vec![leaf];
+/// Why a walk up the inheritance chain stopped before a root (kubectl ome's issue codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Issue {
+    ParentMissing,
+    CycleDetected,
+    MaxDepthExceeded,
+}
+
+impl Issue {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Issue::ParentMissing => "ParentMissing",
+            Issue::CycleDetected => "CycleDetected",
+            Issue::MaxDepthExceeded => "MaxDepthExceeded",
+        }
+    }
+}
+
+/// A walk from a runtime up its `ome.io/inherit-from` chain.
+#[derive(Clone, Debug)]
+pub(crate) struct Walk<'a> {
+    /// The runtimes walked, the leaf first.
+    pub(crate) chain: Vec<&'a Runtime>,
+    /// Where the walk stopped before a root: the issue and the parent name it stopped at.
+    pub(crate) issue: Option<(Issue, String)>,
+}
+
+impl Walk<'_> {
+    fn names(&self) -> String {
+        self.chain
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// OME's error for the issue, if any.
+    pub(crate) fn error(&self) -> Option<String> {
+        let (issue, parent) = self.issue.as_ref()?;
+        Some(match issue {
+            Issue::MaxDepthExceeded => format!(
+                "inheritance chain exceeds max depth {MAX_DEPTH} (chain: [{}])",
+                self.names()
+            ),
+            Issue::CycleDetected => {
+                format!("inheritance cycle detected: [{} {parent}]", self.names())
+            }
+            Issue::ParentMissing => format!(
+                "inherit-from parent \"{parent}\" not found (chain so far: [{}])",
+                self.names()
+            ),
+        })
+    }
+}
+
+/// Walks up from `leaf` as OME's resolver does: after five runtimes another parent is too
+/// deep (checked before cycles), a name seen before is a cycle, a parent not found stops it.
+pub(crate) fn walk<'a>(catalog: &'a Catalog, leaf: &'a Runtime) -> Walk<'a> {
+    let mut walk = Walk {
+        chain: vec![leaf],
+        issue: None,
+    };
     let mut current = leaf;
     while let Some(parent_name) = &current.inherit_from {
-        let names = |c: &[&Runtime]| {
-            c.iter()
-                .map(|r| r.name.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
+        let stop = if walk.chain.len() == MAX_DEPTH {
+            Some(Issue::MaxDepthExceeded)
+        } else if walk.chain.iter().any(|r| &r.name == parent_name) {
+            Some(Issue::CycleDetected)
+        } else {
+            None
         };
-        if chain.iter().any(|r| &r.name == parent_name) {
-            return Err(format!(
-                "inheritance cycle detected: [{} {parent_name}]",
-                names(&chain)
-            ));
-        }
-        if chain.len() == MAX_DEPTH {
-            return Err(format!(
-                "inheritance chain exceeds max depth {MAX_DEPTH}: [{} {parent_name} ...]",
-                names(&chain)
-            ));
+        if let Some(issue) = stop {
+            walk.issue = Some((issue, parent_name.clone()));
+            break;
         }
         let Some(p) = parent(catalog, leaf, parent_name) else {
-            return Err(format!(
-                "inherit-from parent \"{parent_name}\" not found (chain so far: [{}])",
-                names(&chain)
-            ));
+            walk.issue = Some((Issue::ParentMissing, parent_name.clone()));
+            break;
         };
-        chain.push(p);
+        walk.chain.push(p);
         current = p;
     }
+    walk
+}
+
+/// The chain of `leaf`, root first, or OME's error.
+fn chain<'a>(catalog: &'a Catalog, leaf: &'a Runtime) -> Result<Vec<&'a Runtime>, String> {
+    let walk = walk(catalog, leaf);
+    if let Some(e) = walk.error() {
+        return Err(e);
+    }
+    let mut chain = walk.chain;
     chain.reverse();
     Ok(chain)
 }
@@ -122,7 +182,8 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
                 )
                 .at(runtime.pos)
                 .object(runtime.object.clone())
-                .field("spec.disabled"),
+                .field("spec.disabled")
+                .help("add `disabled: true` to the profile's spec: runtimes inherit from it with ome.io/inherit-from"),
             );
         }
         if runtime.inherit_from.is_none() {

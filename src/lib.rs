@@ -6,7 +6,8 @@
 //! - libraries: [`yaml`] (the position-carrying document tree, its reader and emitter),
 //!   [`source`] (the loaded files), [`diagnostics`] (the one diagnostic type and its
 //!   renderers), [`merge`] (strategic merge, argument rewrites), [`rendered`] (an output
-//!   object);
+//!   object), [`modelmeta`] (the model metadata OME's model agent derives from a Hugging Face
+//!   snapshot);
 //! - stages, in pipeline order: [`load`] finds, reads and parses the inputs (the only module
 //!   that reads files); [`model`] holds the typed views of OME's resources; [`catalog`]
 //!   indexes the objects, finds duplicates, applies presets and checks runtimes; [`inherit`]
@@ -30,9 +31,11 @@ pub(crate) mod inherit;
 pub(crate) mod load;
 pub(crate) mod merge;
 pub(crate) mod model;
+pub(crate) mod modelmeta;
 pub(crate) mod pipeline;
 pub(crate) mod render;
 pub(crate) mod rendered;
+pub(crate) mod revision;
 pub(crate) mod select;
 pub(crate) mod source;
 pub(crate) mod yaml;

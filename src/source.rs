@@ -43,6 +43,11 @@ impl Sources {
     pub(crate) fn path(&self, pos: Pos) -> Option<&str> {
         self.get(pos.file).map(|f| f.path.as_str())
     }
+
+    /// The file loaded from `path`, as it was displayed.
+    pub(crate) fn by_path(&self, path: &str) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
 }
 
 /// The byte offset of a 1-based line and 0-based character column in `text`.

@@ -5,11 +5,14 @@
 //! (models, runtimes, classes) are `BTreeMap`s, so any iteration is in name order.
 
 pub(crate) mod checks;
+pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::load::Object;
-use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope, validate};
+use crate::revision::Revision;
+use crate::revision::lock::Lock;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -69,6 +72,13 @@ pub(crate) struct Catalog {
     pub(crate) runtimes: BTreeMap<(String, String), Runtime>,
     pub(crate) cluster_runtimes: BTreeMap<String, Runtime>,
     pub(crate) accelerator_classes: BTreeMap<String, AcceleratorClass>,
+    /// Runtime revisions (ControllerRevisions labelled `ome.io/runtime-of`) by (namespace,
+    /// name). They are written to the output too, so the cluster has them.
+    pub(crate) revisions: BTreeMap<(String, String), Revision>,
+    /// OME's namespace, where pins look revisions up.
+    pub(crate) ome_namespace: String,
+    /// `ome-render.lock`: the managed pins.
+    pub(crate) lock: Lock,
     /// Objects that are not consumed, in input order.
     pub(crate) passthrough: Vec<Object>,
     /// The consumed OME objects, kept for `--keep-ome`.
@@ -81,6 +91,12 @@ impl Catalog {
         self.models
             .get(&(namespace.to_string(), name.to_string()))
             .or_else(|| self.cluster_models.get(name))
+    }
+
+    /// A runtime revision in OME's namespace.
+    pub(crate) fn revision(&self, name: &str) -> Option<&Revision> {
+        self.revisions
+            .get(&(self.ome_namespace.clone(), name.to_string()))
     }
 
     pub(crate) fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {
@@ -160,8 +176,13 @@ fn identity(obj: &Object, default_namespace: &str) -> Identity {
     )
 }
 
-/// Indexes `objects`. `default_namespace` is where objects written without a namespace live.
-pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, Vec<Diagnostic>) {
+/// Indexes `objects`. `default_namespace` is where objects written without a namespace live;
+/// `ome_namespace` is OME's, where runtime revisions live.
+pub(crate) fn build(
+    objects: Vec<Object>,
+    default_namespace: &str,
+    ome_namespace: &str,
+) -> (Catalog, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
     let mut kept = Vec::with_capacity(objects.len());
@@ -184,9 +205,27 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
         kept.push(obj);
     }
 
-    let mut catalog = Catalog::default();
+    let mut catalog = Catalog {
+        ome_namespace: ome_namespace.to_string(),
+        ..Catalog::default()
+    };
     let mut isvc_objects = Vec::new();
     for mut obj in kept {
+        if crate::revision::is_runtime_revision(&obj) {
+            // A revision without a namespace is OME's: that is the only place OME reads them.
+            let namespace = obj
+                .namespace
+                .clone()
+                .unwrap_or_else(|| ome_namespace.to_string());
+            if let Some(rev) = Revision::read(&obj, namespace.clone(), &mut diags) {
+                diags.extend(rev.check(ome_namespace));
+                catalog.revisions.insert((namespace, obj.name.clone()), rev);
+            }
+            catalog
+                .passthrough
+                .push(crate::revision::for_output(obj, ome_namespace));
+            continue;
+        }
         if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
             catalog.passthrough.push(obj);
             continue;
@@ -217,13 +256,17 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
                 isvc_objects.push(obj);
                 continue;
             }
-            "BaseModel" => {
-                let m = BaseModel::read(&obj, Some(ns()), &mut diags);
-                catalog.models.insert((ns(), obj.name.clone()), m);
-            }
-            "ClusterBaseModel" => {
-                let m = BaseModel::read(&obj, None, &mut diags);
-                catalog.cluster_models.insert(obj.name.clone(), m);
+            "BaseModel" | "ClusterBaseModel" => {
+                let cluster = obj.kind == "ClusterBaseModel";
+                let m = BaseModel::read(&obj, (!cluster).then(ns), &mut diags);
+                diags.extend(validate::base_model::check(
+                    &obj.root, &m.object, m.pos, cluster,
+                ));
+                if cluster {
+                    catalog.cluster_models.insert(obj.name.clone(), m);
+                } else {
+                    catalog.models.insert((ns(), obj.name.clone()), m);
+                }
             }
             "ServingRuntime" | "ClusterServingRuntime" => {
                 preset::apply(&mut obj, &mut diags);
@@ -238,6 +281,7 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
                 };
                 let namespace = (scope == Scope::Namespaced).then(ns);
                 let r = Runtime::read(&obj, scope, namespace.clone(), &mut diags);
+                diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
                 match namespace {
                     Some(ns) => catalog.runtimes.insert((ns, obj.name.clone()), r),
                     None => catalog.cluster_runtimes.insert(obj.name.clone(), r),
@@ -245,6 +289,11 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
             }
             "AcceleratorClass" => {
                 let c = AcceleratorClass::read(&obj, &mut diags);
+                diags.extend(validate::accelerator_class::check(
+                    &obj.root,
+                    &obj.object_ref(),
+                    crate::model::name_pos(&obj.root),
+                ));
                 catalog.accelerator_classes.insert(obj.name.clone(), c);
             }
             _ => {}
@@ -256,7 +305,8 @@ pub(crate) fn build(objects: Vec<Object>, default_namespace: &str) -> (Catalog, 
         .par_iter()
         .map(|obj| {
             let mut d = Vec::new();
-            let isvc = InferenceService::read(obj, default_namespace, &mut d);
+            let mut isvc = InferenceService::read(obj, default_namespace, &mut d);
+            isvc.admission = validate::inference_service::check(&obj.root, &isvc);
             d.extend(crate::model::schema::check_inference_service(
                 &obj.root,
                 &obj.object_ref(),

@@ -135,7 +135,8 @@ pub(crate) fn apply(obj: &mut Object, diags: &mut Vec<Diagnostic>) {
                 )
                 .at(pos)
                 .object(obj.object_ref())
-                .field("metadata.annotations.ome.io/engine"),
+                .field("metadata.annotations.ome.io/engine")
+                .help("use `ome.io/engine: sglang-pd`, or remove the annotation and write the runtime's configs yourself"),
             );
             return;
         }

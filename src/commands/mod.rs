@@ -1,6 +1,6 @@
-//! The subcommands, one file each: `render` (the default, and `check`), `explain`, `diff`,
-//! and the shell helpers (`completions`, `man`). Each turns parsed arguments into a pipeline run
-//! and an exit status; only here are diagnostics printed.
+//! The subcommands, one file each: `render` (the default, and `check`), `explain`,
+//! `model_metadata`, `diff`, and the shell helpers (`completions`, `man`). Each turns
+//! parsed arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
 #![expect(
     clippy::disallowed_methods,
@@ -8,9 +8,13 @@
 )]
 
 pub(crate) mod diff;
+pub(crate) mod effective;
 pub(crate) mod explain;
+pub(crate) mod model_metadata;
+pub(crate) mod pin;
 pub(crate) mod render;
 pub(crate) mod shell;
+pub(crate) mod tree;
 
 use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
 use crate::diagnostics::report::{ErrorFormat, Summary, render as render_report, summarise};
@@ -54,8 +58,12 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         None => render::render(global, &cli.render),
         Some(Command::Render(args)) => render::render(global, args),
         Some(Command::Check(args)) => render::check(global, args),
+        Some(Command::Explain(args)) if args.effective => effective::effective(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
         Some(Command::Diff(args)) => diff::diff(global, args),
+        Some(Command::Pin(args)) => pin::pin(global, args),
+        Some(Command::Tree(args)) => tree::tree(global, args),
+        Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
     }

@@ -99,6 +99,7 @@ pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),
     };
+    super::pin::require_current(&mut rendering.diags, global);
     if report(
         &mut rendering.diags,
         &rendering.sources,

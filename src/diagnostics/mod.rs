@@ -88,9 +88,84 @@ pub(crate) enum Code {
     OutputFileName,
     /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
     DiffPathMissing,
+    /// `spec.runtime.revision` that OME's webhook rejects: without `autoSync: false`, or not
+    /// named for the runtime (SEMANTICS.md#pins).
+    PinInvalid,
+    /// A pinned revision that is not among the inputs (OME: `RuntimeDrifted`
+    /// `RevisionMissing`).
+    RevisionMissing,
+    /// A pinned revision labelled for another runtime (OME: `RuntimeDrifted`
+    /// `RuntimeMismatch`).
+    RevisionRuntimeMismatch,
+    /// A managed pin whose runtime changed since it was pinned (OME: `RuntimeDrifted`
+    /// `RevisionMismatch`): a note; an error under `check --strict`.
+    PinDrift,
+    /// A managed pin `ome-render.lock` does not record, or records behind its
+    /// `ome.io/runtime-sync` token: a note; an error under `check --strict`.
+    PinUnrecorded,
+    /// A lock entry for an InferenceService that is no longer a managed pin: a note; an error
+    /// under `check --strict`.
+    PinStale,
+    /// A pinned InferenceService whose runtime is gone renders from its revision (OME:
+    /// `RuntimeDrifted` `SourceRuntimeMissing`).
+    PinSourceMissing,
+    /// `ome-render.lock` is damaged, or a revision no longer matches it.
+    Lock,
+    /// A runtime revision whose labels, name or hash disagree with its data.
+    RevisionInconsistent,
+    /// A model snapshot has neither `model_index.json` nor `config.json`.
+    ModelConfigMissing,
+    /// OME's model agent cannot read a snapshot's `config.json` or `model_index.json`
+    /// (syntax, a field of the wrong type, no `model_type`, an empty pipeline).
+    ModelConfigInvalid,
+    /// A snapshot's `hf_quant_config.json` cannot be read; OME ignores it (a warning).
+    HfQuantConfigIgnored,
+    /// A safetensors header or index that OME cannot count; it falls back (a warning).
+    SafetensorsUnreadable,
+    /// The parameter size is not a count of the weights: OME's estimate, or 0 (a warning).
+    ParameterSizeInexact,
+    /// A quantization OME does not map to `spec.quantization` (a warning).
+    QuantizationUnrecognized,
+    /// OME cannot classify the model's capabilities and writes an empty entry (a warning).
+    CapabilityUnknown,
+    /// A snapshot file the loader refuses: outside the snapshot, not a regular file, too
+    /// large, or unreadable.
+    SnapshotFile,
+    /// An `ome-render.io/model-config` annotation that can't be followed: not a string,
+    /// outside the directory being rendered, no such snapshot, or on an object that is no
+    /// model (SEMANTICS.md#choice-model-config-paths).
+    ModelConfigAnnotation,
+    /// A model's spec fields filled from its snapshot (a note).
+    ModelMetadataFilled,
+    /// A model with OME's `ome.oracle.com/skip-config-parsing: "true"`: its snapshot is not
+    /// read (a note when rendering; an error for `model-metadata --write`).
+    ModelConfigSkipped,
+    /// `model-metadata --write` cannot merge the fields into the file.
+    ModelFileWrite,
+    /// OME's InferenceService webhook admits the object with this warning
+    /// (SEMANTICS.md#admission).
+    AdmissionWarning,
+    /// OME's ServingRuntime or ClusterServingRuntime webhook rejects the runtime
+    /// (SEMANTICS.md#admission).
+    RuntimeInvalid,
+    /// OME's BaseModel or ClusterBaseModel webhook (or the API server's schema) rejects the
+    /// model (SEMANTICS.md#admission).
+    ModelInvalid,
+    /// OME admits the InferenceService but its controller fails to reconcile the component,
+    /// so the objects would never be created (SEMANTICS.md#autoscaling).
+    Reconcile,
+    /// A field or annotation OME v1.3 removed or changed in meaning; the help names the v1.3
+    /// replacement (SEMANTICS.md#migration).
+    Migration,
 }
 
 impl Code {
+    /// Whether the code says a pin is not current: notes that `check --strict` turns into
+    /// errors (SEMANTICS.md#choice-strict-pins).
+    pub(crate) fn is_pin_currency(self) -> bool {
+        matches!(self, Code::PinDrift | Code::PinUnrecorded | Code::PinStale)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Code::NotUtf8 => "ome::load::utf8",
@@ -124,6 +199,32 @@ impl Code {
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
             Code::DiffPathMissing => "ome::diff::path-missing",
+            Code::PinInvalid => "ome::pin::invalid",
+            Code::RevisionMissing => "ome::pin::revision-missing",
+            Code::RevisionRuntimeMismatch => "ome::pin::runtime-mismatch",
+            Code::PinDrift => "ome::pin::drift",
+            Code::PinUnrecorded => "ome::pin::unrecorded",
+            Code::PinStale => "ome::pin::stale",
+            Code::PinSourceMissing => "ome::pin::source-missing",
+            Code::Lock => "ome::pin::lock",
+            Code::RevisionInconsistent => "ome::pin::revision-inconsistent",
+            Code::ModelConfigMissing => "ome::model-metadata::no-config",
+            Code::ModelConfigInvalid => "ome::model-metadata::invalid-config",
+            Code::HfQuantConfigIgnored => "ome::model-metadata::hf-quant-config",
+            Code::SafetensorsUnreadable => "ome::model-metadata::safetensors",
+            Code::ParameterSizeInexact => "ome::model-metadata::parameter-size",
+            Code::QuantizationUnrecognized => "ome::model-metadata::quantization",
+            Code::CapabilityUnknown => "ome::model-metadata::capabilities",
+            Code::SnapshotFile => "ome::model-metadata::snapshot-file",
+            Code::ModelConfigAnnotation => "ome::model-metadata::annotation",
+            Code::ModelMetadataFilled => "ome::model-metadata::filled",
+            Code::ModelConfigSkipped => "ome::model-metadata::skipped",
+            Code::ModelFileWrite => "ome::model-metadata::write",
+            Code::AdmissionWarning => "ome::isvc::warning",
+            Code::RuntimeInvalid => "ome::runtime::invalid",
+            Code::ModelInvalid => "ome::model::invalid",
+            Code::Reconcile => "ome::render::reconcile",
+            Code::Migration => "ome::input::migration",
         }
     }
 }

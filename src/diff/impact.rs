@@ -48,10 +48,13 @@ pub(crate) struct Impact {
     pub(crate) unattributed: Vec<ResourceId>,
 }
 
-/// What an InferenceService's objects depend on, besides itself and the settings.
+/// What an InferenceService's objects depend on, besides itself and the settings: its
+/// runtime, the runtimes that one inherits from, the revision a pin renders from, its model,
+/// its classes.
 fn dependencies(r: &ResolvedIsvc) -> impl Iterator<Item = &ResourceId> {
     std::iter::once(&r.runtime)
         .chain(&r.parents)
+        .chain(&r.revision)
         .chain(&r.model)
         .chain(r.classes.iter().map(|(_, class)| class))
 }

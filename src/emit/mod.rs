@@ -9,6 +9,8 @@
 
 pub(crate) mod checks;
 pub(crate) mod kinds;
+pub(crate) mod lock;
+pub(crate) mod model_file;
 pub(crate) mod order;
 
 use crate::rendered::{Body, Rendered};
@@ -79,6 +81,7 @@ pub(crate) fn serialise(object: &mut Rendered, format: Format) {
     if let Body::Tree(node) = &object.body {
         let mut out = Vec::with_capacity(2048);
         write_tree(node, format, &mut out);
+        out.shrink_to_fit();
         object.body = Body::Bytes(out);
     }
 }
@@ -148,21 +151,31 @@ pub(crate) fn write(
     }
 }
 
-/// Replaces the file `path` with the stream, atomically: written beside it, then renamed
-/// over it, so a reader sees the old file or the new one, never a part.
+/// Replaces the file `path` with the stream, atomically.
 fn write_file(path: &Path, objects: &[Rendered], format: Format) -> Result<(), String> {
-    let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
     if path.is_dir() {
         return Err(format!(
             "{} is a directory; name it with a trailing `/` (or --output-dir) to write one file per object",
             path.display()
         ));
     }
+    replace_file(path, |file| write_stream(objects, format, file))
+}
+
+/// Replaces the file `path` with what `write` writes, atomically: written beside it (its
+/// directory is created when missing), then renamed over it, so a reader sees the old file
+/// or the new one, never a part.
+pub(crate) fn replace_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> Result<(), String> {
+    let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
     let (parent, base) = parent_and_base(path);
+    std::fs::create_dir_all(&parent).map_err(|e| fail("cannot create", &parent, e))?;
     let staging = parent.join(format!(".{base}.ome-render-new-{}", std::process::id()));
     let written = std::fs::File::create(&staging)
         .and_then(|mut file| {
-            write_stream(objects, format, &mut file)?;
+            write(&mut file)?;
             file.sync_all()
         })
         .map_err(|e| fail("cannot write", &staging, e));

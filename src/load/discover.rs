@@ -3,7 +3,7 @@
 //! standard input.
 
 use super::LoadError;
-use super::objects::SETTINGS_FILE;
+use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
@@ -56,6 +56,20 @@ pub(crate) struct Input {
     pub(crate) display: String,
     /// Whether this is the settings file.
     pub(crate) is_settings: bool,
+    /// Whether this is the lock file at the root of a path.
+    pub(crate) is_lock: bool,
+}
+
+impl Input {
+    /// The file at `real`, shown as `shown` (the same path unless it is relocated).
+    fn file(real: PathBuf, shown: &Path, is_settings: bool) -> Input {
+        Input {
+            is_lock: shown.file_name().is_some_and(|n| n == LOCK_FILE),
+            display: display(shown),
+            path: Some(real),
+            is_settings,
+        }
+    }
 }
 
 fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {
@@ -151,6 +165,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 path: None,
                 display: "<stdin>".to_string(),
                 is_settings: false,
+                is_lock: false,
             });
             continue;
         }
@@ -175,12 +190,12 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                     continue;
                 }
                 if selected(&rel, &shown, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
-                    inputs.push(Input {
-                        path: Some(file),
-                        display: display(&shown),
-                        is_settings: false,
-                    });
+                    inputs.push(Input::file(file, &shown, false));
                 }
+            }
+            let lock = real.join(LOCK_FILE);
+            if lock.is_file() {
+                inputs.push(Input::file(lock, &path.join(LOCK_FILE), false));
             }
         } else if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
             if !is_chosen(&real) {
@@ -188,21 +203,13 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
             }
         } else if !is_chosen(&real) {
             // A file named on the command line is read whatever its extension.
-            inputs.push(Input {
-                path: Some(real),
-                display: display(path),
-                is_settings: false,
-            });
+            inputs.push(Input::file(real, path, false));
         }
     }
     Ok(Discovered {
         inputs,
         settings_looked_for: settings_path.is_none().then_some(looked_at),
-        settings: settings_path.map(|(real, shown)| Input {
-            path: Some(real),
-            display: shown,
-            is_settings: true,
-        }),
+        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
         diags,
     })
 }

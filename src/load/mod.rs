@@ -10,10 +10,13 @@
 )]
 
 mod discover;
+mod model_config;
 mod objects;
+pub(crate) mod snapshot;
 
 pub(crate) use discover::{Input, LoadOptions};
-pub(crate) use objects::{Object, SETTINGS_FILE};
+pub(crate) use model_config::{ModelConfigs, read_manifest};
+pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
@@ -29,7 +32,12 @@ pub(crate) struct Loaded {
     pub(crate) objects: Vec<Object>,
     /// The renderer settings file (`ome-render.yaml` at the root of a path), if any.
     pub(crate) settings: Option<Node>,
+    /// The lock file (`ome-render.lock` at the root of a path), if any.
+    pub(crate) lock: Option<Node>,
     pub(crate) diags: Vec<Diagnostic>,
+    /// The metadata of the models whose `ome-render.io/model-config` annotation names a
+    /// snapshot, for the catalog to fill their specs with.
+    pub(crate) model_configs: ModelConfigs,
 }
 
 /// A failure to read the inputs at all: a missing path, an unreadable file, a bad glob.
@@ -113,7 +121,13 @@ pub(crate) fn load(
         }
     }
 
-    Ok(parse_files(sources, files, diags))
+    let origins: Vec<(u32, Option<std::path::PathBuf>)> = files
+        .iter()
+        .map(|(id, input, _)| (*id, input.path.clone()))
+        .collect();
+    let mut loaded = parse_files(sources, files, diags);
+    model_config::follow(&mut loaded, &origins, &options.paths);
+    Ok(loaded)
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file
@@ -130,6 +144,7 @@ pub(crate) fn from_texts(files: &[(&str, &str)]) -> Loaded {
                 path: None,
                 display: (*path).to_string(),
                 is_settings: *path == SETTINGS_FILE,
+                is_lock: *path == LOCK_FILE,
             };
             (id, input, text)
         })
@@ -156,6 +171,19 @@ fn parse_files(
         loaded.diags.extend(file.diags);
         if let Some(settings) = file.settings {
             loaded.settings = Some(settings);
+        }
+        if let Some(lock) = file.lock {
+            if loaded.lock.is_some() {
+                loaded.diags.push(
+                    Diagnostic::error(
+                        Code::Lock,
+                        format!("more than one {LOCK_FILE} among the paths"),
+                    )
+                    .at(lock.pos)
+                    .help("keep one lock file, at the root of the repository"),
+                );
+            }
+            loaded.lock = Some(lock);
         }
     }
     loaded

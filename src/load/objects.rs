@@ -9,6 +9,9 @@ use crate::yaml::{Node, Pos, Value};
 /// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
 pub(crate) const SETTINGS_FILE: &str = "ome-render.yaml";
 
+/// The record of managed pins, read at the root of a path (SEMANTICS.md#choice-lock).
+pub(crate) const LOCK_FILE: &str = "ome-render.lock";
+
 /// One Kubernetes object of the input.
 #[derive(Clone, Debug)]
 pub(crate) struct Object {
@@ -52,6 +55,7 @@ pub(super) struct FileObjects {
     pub(crate) objects: Vec<Object>,
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) settings: Option<Node>,
+    pub(crate) lock: Option<Node>,
 }
 
 fn is_kustomization_file(display: &str) -> bool {
@@ -67,6 +71,7 @@ pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
         objects: Vec::new(),
         diags: Vec::new(),
         settings: None,
+        lock: None,
     };
     let docs = match parse_stream(text, file) {
         Ok(docs) => docs,
@@ -85,6 +90,23 @@ pub(super) fn read_file(file: u32, input: &Input, text: &str) -> FileObjects {
     };
     if input.is_settings {
         out.settings = docs.into_iter().next().map(|d| d.root);
+        return out;
+    }
+    if input.is_lock {
+        // An empty lock file holds no pins.
+        out.lock = Some(docs.into_iter().next().map_or_else(
+            || {
+                Node::new(
+                    Value::Null,
+                    Pos {
+                        file,
+                        line: 1,
+                        col: 0,
+                    },
+                )
+            },
+            |d| d.root,
+        ));
         return out;
     }
     if is_kustomization_file(&input.display) {

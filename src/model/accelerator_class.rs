@@ -75,6 +75,9 @@ impl AcceleratorClass {
                         .unwrap_or_else(|| Node::str("1"));
                     resources.push((name, quantity));
                 }
+                // A map without a name is the CRD's `Required value`
+                // (`model::validate::accelerator_class`).
+                None if item.as_map().is_some() => {}
                 None => r.invalid(item, &path, "a resource with a `name`"),
             }
         }

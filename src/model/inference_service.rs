@@ -32,6 +32,10 @@ pub(crate) struct InferenceService {
     pub(crate) decoder_override: Option<AcceleratorSelector>,
     /// `spec.deploymentMode` (v1.3).
     pub(crate) deployment_mode: Option<String>,
+    /// What OME's admission finds wrong with the InferenceService as written
+    /// (`model::validate::inference_service`); reported with the InferenceService's other
+    /// problems.
+    pub(crate) admission: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Debug)]
@@ -45,7 +49,12 @@ pub(crate) struct RuntimeRef {
     pub(crate) name: String,
     /// `spec.runtime.kind`; `None` means the CRD default, `ClusterServingRuntime`.
     pub(crate) kind: Option<String>,
+    /// `spec.runtime.autoSync`; `None` means the CRD default, `true`.
+    pub(crate) auto_sync: Option<bool>,
+    /// `spec.runtime.revision`, a pin to a ControllerRevision (SEMANTICS.md#pins).
     pub(crate) revision: Option<String>,
+    /// Where `revision` is written.
+    pub(crate) revision_pos: Option<Pos>,
     pub(crate) pos: Pos,
 }
 
@@ -144,44 +153,15 @@ impl InferenceService {
                 pos: m.get("name").map_or(m.pos, |n| n.pos),
             }
         });
-        for (key, what) in [
-            ("fineTunedWeights", "fine-tuned weights"),
-            ("overlays", "model overlays"),
-        ] {
-            if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
-                r.diags.push(
-                    Diagnostic::error(
-                        crate::diagnostics::Code::UnsupportedMode,
-                        format!("{what} (spec.model.{key}) are not rendered by ome-render yet"),
-                    )
-                    .at(n.pos)
-                    .object(object.clone())
-                    .field(format!("spec.model.{key}"))
-                    .help("render this InferenceService with OME's controller, or leave it out of the paths"),
-                );
-            }
-        }
-        if let Some(m) = model.as_ref().filter(|m| m.name.is_empty()) {
-            r.diags.push(
-                Diagnostic::error(
-                    crate::diagnostics::Code::InvalidField,
-                    "spec.model.name is required",
-                )
-                .at(m.pos)
-                .object(object.clone())
-                .field("spec.model.name")
-                .help("name the BaseModel or ClusterBaseModel to serve"),
-            );
-        }
-        let runtime = r.map(spec, "runtime", "spec").map(|m| {
-            // Checked for its type; a render follows the live runtime (SEMANTICS.md, "Runtimes").
-            r.bool(m, "autoSync", "spec.runtime");
-            RuntimeRef {
-                name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
-                kind: r.str(m, "kind", "spec.runtime"),
-                revision: r.str(m, "revision", "spec.runtime"),
-                pos: m.get("name").map_or(m.pos, |n| n.pos),
-            }
+        let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {
+            name: r.str(m, "name", "spec.runtime").unwrap_or_default(),
+            kind: r.str(m, "kind", "spec.runtime"),
+            auto_sync: r.bool(m, "autoSync", "spec.runtime"),
+            revision: r
+                .str(m, "revision", "spec.runtime")
+                .filter(|v| !v.is_empty()),
+            revision_pos: m.get("revision").map(|n| n.pos),
+            pos: m.get("name").map_or(m.pos, |n| n.pos),
         });
         // Checked for its type; no controller acts on it.
         r.map(spec, "scalingPolicy", "spec");
@@ -222,6 +202,7 @@ impl InferenceService {
             decoder,
             router,
             object,
+            admission: Vec::new(),
         }
     }
 

@@ -14,6 +14,8 @@ pub(crate) mod inference_service;
 pub(crate) mod runtime;
 pub(crate) mod schema;
 pub(crate) mod settings;
+pub(crate) mod validate;
+pub(crate) mod version;
 
 pub(crate) use accelerator_class::AcceleratorClass;
 pub(crate) use base_model::BaseModel;
@@ -31,6 +33,8 @@ use std::collections::BTreeMap;
 pub(crate) struct FormatRef {
     pub(crate) name: String,
     pub(crate) version: Option<String>,
+    /// `version` parsed once; `None` when absent or when OME's parser refuses it.
+    pub(crate) parsed_version: Option<version::Version>,
     /// `Equal` (the CRD default), `GreaterThan`, `GreaterThanOrEqual`, or whatever was written.
     pub(crate) operator: String,
     /// The CRD default is 1 when absent; an explicit 0 stays 0.
@@ -46,9 +50,11 @@ impl FormatRef {
     ) -> Option<FormatRef> {
         let node = r.map(parent, key, path)?;
         let path = join(path, key);
+        let version = r.str(node, "version", &path);
         Some(FormatRef {
             name: r.str(node, "name", &path).unwrap_or_default(),
-            version: r.str(node, "version", &path),
+            parsed_version: version.as_deref().and_then(version::Version::parse),
+            version,
             operator: r
                 .str(node, "operator", &path)
                 .unwrap_or_else(|| "Equal".to_string()),

@@ -94,6 +94,8 @@ pub(crate) struct Runtime {
     pub(crate) inherit_from: Option<String>,
     /// `metadata.annotations["ome.io/runtime-profile"]`.
     pub(crate) profile: Option<String>,
+    /// `metadata.annotations["ome.io/engine"]`: the preset filled into the spec, if any.
+    pub(crate) preset: Option<String>,
     /// The runtime's own spec, without what it inherits.
     pub(crate) spec: RuntimeSpec,
 }
@@ -121,6 +123,7 @@ impl Runtime {
         };
         let inherit_from = annotation("ome.io/inherit-from").filter(|p| !p.is_empty());
         let profile = annotation("ome.io/runtime-profile");
+        let preset = annotation("ome.io/engine").filter(|p| !p.is_empty());
         Runtime {
             name: obj.name.clone(),
             namespace,
@@ -128,6 +131,7 @@ impl Runtime {
             pos: name_pos(&obj.root),
             inherit_from,
             profile,
+            preset,
             spec: spec_view,
             object,
         }

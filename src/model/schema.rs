@@ -75,24 +75,32 @@ pub(crate) const COMPONENT_FIELDS: &[&str] = &[
     "config",
 ];
 
-/// Component fields OME v1.3 removed; its API server drops them.
+/// Fields OME v1.3 removed, with what replaced them (SEMANTICS.md#migration); its API server
+/// drops them (or, under kubectl's strict field validation, refuses the object).
 pub(crate) const REMOVED_FIELDS: &[(&str, &str)] = &[
     (
         "scaleMetric",
-        "use `autoscaler: {class: HPA, hpa: {metrics: [...]}}`",
+        "use `autoscaler: {class: HPA, hpa: {metrics: [{type: Resource, resource: {name: <cpu|memory>, target: {type: Utilization, averageUtilization: <n>}}}]}}`",
     ),
     (
         "scaleTarget",
         "use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`",
     ),
-    ("kedaConfig", "use `autoscaler: {class: KEDA, keda: {...}}`"),
+    (
+        "kedaConfig",
+        "use `autoscaler: {class: KEDA, keda: {triggers: [...]}}` on the component: promServerAddress, customPromQuery and scalingThreshold become serverAddress, query and threshold in the `metadata` of a `prometheus` trigger; authenticationRef moves to the trigger and authModes into its metadata; drop scalingOperator; replace a `%s` in the query with the component's name (`<isvc>-<component>`)",
+    ),
     ("containerConcurrency", "remove it"),
     ("canaryTrafficPercent", "remove it"),
     (
         "workers",
-        "use `engineConfig.leader` and `engineConfig.worker` (with `worker.size`)",
+        "use `engineConfig.leader` and `engineConfig.worker` (with `worker.size`), or the same under decoderConfig",
     ),
 ];
+
+/// Component fields OME's InferenceService webhook rejects outright, reported by admission
+/// (`LegacyAutoscalerFieldsRejected`) rather than as removed fields.
+const REJECTED_COMPONENT_FIELDS: &[&str] = &["scaleMetric", "scaleTarget"];
 
 const ISVC_SPEC: &[&str] = &[
     "deploymentMode",
@@ -108,6 +116,7 @@ const ISVC_SPEC: &[&str] = &[
     "placement",
     "routing",
     "replicaRefs",
+    "ttlSecondsAfterCreation",
 ];
 const MODEL_REF: &[&str] = &["name", "kind", "apiGroup", "fineTunedWeights", "overlays"];
 const RUNTIME_REF: &[&str] = &["name", "kind", "apiGroup", "autoSync", "revision"];
@@ -186,6 +195,8 @@ pub(crate) fn is_container_field(key: &str) -> bool {
 struct Checker<'a> {
     object: &'a ObjectRef,
     diags: Vec<Diagnostic>,
+    /// Keys left to admission (the InferenceService's components).
+    skipped: &'a [&'a str],
 }
 
 impl Checker<'_> {
@@ -194,13 +205,13 @@ impl Checker<'_> {
             return;
         };
         for (key, value) in map.iter() {
-            if known.contains(&key) {
+            if known.contains(&key) || self.skipped.contains(&key) {
                 continue;
             }
             let field = join(path, key);
             let diag = match REMOVED_FIELDS.iter().find(|(k, _)| *k == key) {
                 Some((_, help)) => Diagnostic::warning(
-                    Code::UnknownField,
+                    Code::Migration,
                     format!("`{key}` was removed in OME v1.3; the API server drops it"),
                 )
                 .help(*help),
@@ -222,7 +233,7 @@ impl Checker<'_> {
         }
     }
 
-    fn component(&mut self, node: Option<&Node>, path: &str, role: Role) {
+    fn component(&mut self, node: Option<&Node>, path: &str, role: Role, isvc: bool) {
         let router = role == Role::Router;
         let known: Vec<&str> = POD_FIELDS
             .iter()
@@ -244,7 +255,11 @@ impl Checker<'_> {
                 }
             })
             .collect();
+        if isvc {
+            self.skipped = REJECTED_COMPONENT_FIELDS;
+        }
         self.keys(node, path, &known);
+        self.skipped = &[];
         let Some(node) = node else { return };
         self.keys(node.get("runner"), &join(path, "runner"), CONTAINER);
         if !router {
@@ -276,6 +291,7 @@ pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Di
     let mut c = Checker {
         object,
         diags: Vec::new(),
+        skipped: &[],
     };
     let spec = root.get("spec");
     c.keys(spec, "spec", ISVC_SPEC);
@@ -289,7 +305,7 @@ pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Di
         );
         for role in Role::ALL {
             let key = role.as_str();
-            c.component(spec.get(key), &join("spec", key), role);
+            c.component(spec.get(key), &join("spec", key), role, true);
         }
     }
     c.diags
@@ -300,6 +316,7 @@ pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> 
     let mut c = Checker {
         object,
         diags: Vec::new(),
+        skipped: &[],
     };
     let spec = root.get("spec");
     c.keys(spec, "spec", RUNTIME_SPEC);
@@ -319,7 +336,7 @@ pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> 
         }
         for role in Role::ALL {
             let key = role.config_key();
-            c.component(spec.get(key), &join("spec", key), role);
+            c.component(spec.get(key), &join("spec", key), role, false);
         }
     }
     c.diags
@@ -367,7 +384,6 @@ mod tests {
                 "spec.deployment: unknown field `deployment`; the API server drops it, so it has no effect (did you mean `deploymentMode`?)",
                 "spec.model.modelName: unknown field `modelName`; the API server drops it, so it has no effect ()",
                 "spec.engine.nodeSelectr: unknown field `nodeSelectr`; the API server drops it, so it has no effect (did you mean `nodeSelector`?)",
-                "spec.engine.scaleTarget: `scaleTarget` was removed in OME v1.3; the API server drops it (use `autoscaler.hpa.metrics[0].resource.target.averageUtilization`)",
                 "spec.engine.runner.imag: unknown field `imag`; the API server drops it, so it has no effect (did you mean `image`?)",
             ]
         );

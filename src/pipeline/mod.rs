@@ -87,8 +87,15 @@ pub(crate) fn load_catalog(
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
     let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
-    let (catalog, catalog_diags) = catalog::build(loaded.objects, &options.namespace);
+    let mut objects = loaded.objects;
+    diags.extend(catalog::model_metadata::fill(
+        &mut objects,
+        &loaded.model_configs,
+    ));
+    let (mut catalog, catalog_diags) =
+        catalog::build(objects, &options.namespace, &settings.ome_namespace);
     diags.extend(catalog_diags);
+    catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {
         sources: loaded.sources,
@@ -125,12 +132,15 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     let failed = catalogued.has_errors();
     let Catalogued {
         sources,
-        catalog,
+        mut catalog,
         settings,
         mut diags,
     } = catalogued;
     lap("load and catalog");
     if failed {
+        // The runtimes' own admission rules (profile, inheritance chain) are reported too, so
+        // that every failing rule shows at once.
+        diags.extend(crate::inherit::resolve_all(&catalog).1);
         crate::diagnostics::sort(&mut diags);
         return Rendering {
             sources,
@@ -146,20 +156,49 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         .chain(&catalog.consumed)
         .map(|o| o.kind.clone())
         .collect();
+    // `diff` compares the consumed objects (and the runtime revisions pins render from) by
+    // their fingerprints, taken before the trees go.
+    let inputs = if options.trace {
+        let revisions = catalog
+            .passthrough
+            .iter()
+            .filter(|o| crate::revision::is_runtime_revision(o));
+        catalog
+            .consumed
+            .iter()
+            .chain(revisions)
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map(|o| (ResourceId::of(o, &options.namespace), fingerprint(&o.root)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    // The consumed objects' trees are needed only to be written again: without --keep-ome
+    // they go now, before the output takes their place in memory.
+    if !options.keep_ome {
+        catalog.consumed = Vec::new();
+    }
+    diags.extend(crate::select::pins::stale_entries(&catalog));
+    // Each InferenceService's view goes as soon as it is rendered.
+    let inference_services = std::mem::take(&mut catalog.inference_services);
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
-    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>, Option<ResolvedIsvc>)> = catalog
-        .inference_services
-        .par_iter()
-        .map(|isvc| {
-            let mut d = Vec::new();
+    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>, Option<ResolvedIsvc>)> = inference_services
+        .into_par_iter()
+        .map(|mut isvc| {
+            // OME's admission of the InferenceService as written; when it rejects it, the
+            // model and runtime are still resolved (OME's webhook checks them too) but
+            // nothing is rendered.
+            let mut d = std::mem::take(&mut isvc.admission);
+            let admitted = !d.iter().any(Diagnostic::is_error);
             let mut summary = None;
-            let objects = match resolve(isvc, &catalog, &resolver, &mut d) {
-                Some(resolution) => {
+            let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
+                Some(resolution) if admitted => {
                     let mut objects =
-                        render::render_inference_service(isvc, &resolution, &settings, &mut d);
+                        render::render_inference_service(&isvc, &resolution, &settings, &mut d);
                     if let Some(normalise) = &options.normalise {
                         objects.iter_mut().for_each(|o| normalise.apply(o));
                     }
@@ -167,25 +206,16 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                         objects.iter_mut().for_each(|o| emit::serialise(o, format));
                     }
                     if options.trace {
-                        summary = Some(resolution.summary(isvc));
+                        summary = Some(resolution.summary(&isvc));
                     }
                     objects
                 }
-                None => Vec::new(),
+                _ => Vec::new(),
             };
             (objects, d, summary)
         })
         .collect();
 
-    let inputs = if options.trace {
-        catalog
-            .consumed
-            .par_iter()
-            .map(|o| (ResourceId::of(o, &options.namespace), fingerprint(&o.root)))
-            .collect()
-    } else {
-        BTreeMap::new()
-    };
     let mut objects: Vec<Rendered> = Vec::with_capacity(
         per_isvc.iter().map(|(o, _, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
     );

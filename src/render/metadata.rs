@@ -35,13 +35,22 @@ const POD_ONLY_KEYS: &[&str] = &[
 /// Labels and annotations as sorted string maps.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Meta {
+    /// The component's labels, on every object of the component (v1.3: no `app`, no queue
+    /// labels).
     pub(crate) labels: BTreeMap<String, String>,
     pub(crate) annotations: BTreeMap<String, String>,
+    /// The labels of its pods (a Deployment's template, a LeaderWorkerSet's leader): the
+    /// component's, `app`, and the scheduler queue labels.
+    pub(crate) pod_labels: BTreeMap<String, String>,
 }
 
 impl Meta {
     pub(crate) fn labels_node(&self) -> Node {
         string_map_node(&self.labels)
+    }
+
+    pub(crate) fn pod_labels_node(&self) -> Node {
+        string_map_node(&self.pod_labels)
     }
 
     pub(crate) fn annotations_node(&self) -> Node {
@@ -147,16 +156,23 @@ pub(crate) fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
             labels.insert("base-model-vendor".into(), vendor.clone());
         }
     }
-    add_queue_labels(&annotations, &mut labels);
-    labels.insert("app".into(), inputs.app.to_string());
+    let mut pod_labels = labels.clone();
+    pod_labels.insert("app".into(), inputs.app.to_string());
+    add_queue_labels(&annotations, &mut pod_labels);
     Meta {
         labels,
         annotations,
+        pod_labels,
     }
 }
 
-/// Scheduler queue labels OME derives from annotations.
-fn add_queue_labels(annotations: &BTreeMap<String, String>, labels: &mut BTreeMap<String, String>) {
+/// Scheduler queue labels OME v1.3 derives from a pod's annotations (`SEMANTICS.md#objects`):
+/// `ome.io/volcano-queue`, else `ome.io/dedicated-ai-cluster` (Kueue's labels with
+/// `kueue-enabled`).
+pub(crate) fn add_queue_labels(
+    annotations: &BTreeMap<String, String>,
+    labels: &mut BTreeMap<String, String>,
+) {
     if let Some(queue) = annotations.get("ome.io/volcano-queue") {
         labels.insert("volcano.sh/queue-name".into(), queue.clone());
     } else if let Some(cluster) = annotations.get("ome.io/dedicated-ai-cluster") {
@@ -168,13 +184,6 @@ fn add_queue_labels(annotations: &BTreeMap<String, String>, labels: &mut BTreeMa
             );
         } else {
             labels.insert("volcano.sh/queue-name".into(), cluster.clone());
-            labels.insert(
-                "ray.io/priority-class-name".into(),
-                "volcano-scheduling-high-priority".into(),
-            );
         }
-    }
-    if annotations.contains_key("volcano") {
-        labels.insert("ray.io/scheduler-name".into(), "volcano".into());
     }
 }

@@ -8,6 +8,7 @@
 //! ([`pod`]) and the objects of that mode ([`raw_deployment`], [`multinode`], each object
 //! kind in [`objects`]).
 
+pub(crate) mod autoscaling;
 pub(crate) mod component;
 pub(crate) mod metadata;
 pub(crate) mod mode;
@@ -92,33 +93,7 @@ pub(crate) fn render_inference_service(
                 continue;
             }
         };
-        let (min, max) = objects::autoscaler::replicas(&merged, role == Role::Router);
-        if min == 0 {
-            diags.push(
-                Diagnostic::error(
-                    Code::UnsupportedMode,
-                    format!(
-                        "InvalidScaleToZero: {role}.minReplicas=0 requires KEDA autoscaling (set spec.{role}.autoscaler.class=KEDA or the ome.io/autoscalerClass=keda annotation); Serverless mode no longer auto-promotes scale-to-zero"
-                    ),
-                )
-                .at(merged.get("minReplicas").map_or(raw.pos, |n| n.pos))
-                .object(isvc.object.clone())
-                .field(format!("{field}.minReplicas")),
-            );
-            continue;
-        }
-        if min > max {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidInferenceService,
-                    format!("spec.{role}.minReplicas ({min}) must be <= maxReplicas ({max})"),
-                )
-                .at(merged.get("minReplicas").map_or(raw.pos, |n| n.pos))
-                .object(isvc.object.clone())
-                .field(format!("{field}.minReplicas")),
-            );
-            continue;
-        }
+        let bounds = autoscaling::bounds(&merged, role, &settings.replicas);
 
         let accelerator = match resolution.accelerator(role) {
             Ok(accelerator) => accelerator,
@@ -152,7 +127,7 @@ pub(crate) fn render_inference_service(
                 app: &app,
             },
             field: &field,
-            replicas: (min, max),
+            bounds,
         };
         let rendered = match mode {
             DeploymentMode::MultiNode => multinode::render(&component, diags),
@@ -205,7 +180,8 @@ pub(crate) struct Component<'a> {
     pub(crate) names: ComponentNames<'a>,
     /// `spec.<role>`, for diagnostics.
     pub(crate) field: &'a str,
-    pub(crate) replicas: (i64, i64),
+    /// The replica bounds after the controller's defaults (SEMANTICS.md#autoscaling).
+    pub(crate) bounds: autoscaling::Bounds,
 }
 
 impl<'a> Component<'a> {

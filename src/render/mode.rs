@@ -24,9 +24,14 @@ pub(super) fn component_mode(
     role: Role,
     merged: &Node,
 ) -> Result<(DeploymentMode, ModeSource), Diagnostic> {
-    let shaped = role != Role::Router
-        && (merged.get("leader").is_some_and(|l| !l.is_zero())
-            || merged.get("worker").is_some_and(|w| !w.is_zero()));
+    // A leader or worker in the merged component, or declared (`{}` included) by the
+    // InferenceService.
+    let raw = isvc.component(role);
+    let part = |key: &str| {
+        merged.get(key).is_some_and(|n| !n.is_zero())
+            || raw.and_then(|r| r.get(key)).is_some_and(|n| !n.is_null())
+    };
+    let shaped = role != Role::Router && (part("leader") || part("worker"));
     let (mode, source) = match (
         declared_mode(Some(merged), isvc.deployment_mode.as_deref()),
         shaped,

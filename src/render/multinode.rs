@@ -45,6 +45,10 @@ fn fold(component: &Node, part: &Node) -> Node {
     Node::map(out)
 }
 
+/// The label the LeaderWorkerSet controller puts on each pod: its index in the group, `0` for
+/// the leader.
+const LEADER_SELECTOR_KEY: &str = "leaderworkerset.sigs.k8s.io/worker-index";
+
 fn pairing_error(c: &Component<'_>, message: String, at: &Node) -> Diagnostic {
     Diagnostic::error(Code::InvalidInferenceService, message)
         .at(at.pos)
@@ -58,8 +62,16 @@ pub(super) fn render(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Vec<Rendered>, i64)> {
     let role = c.role.as_str();
-    let leader = c.merged.get("leader").filter(|n| !n.is_zero());
-    let worker = c.merged.get("worker").filter(|n| !n.is_zero());
+    // A part counts when the merged component has one, or the InferenceService declares it
+    // (`leader: {}` is a declaration).
+    let empty = Node::map(Map::new());
+    let part = |key: &str| {
+        c.merged
+            .get(key)
+            .filter(|n| !n.is_zero())
+            .or_else(|| c.raw.get(key).filter(|n| !n.is_null()).map(|_| &empty))
+    };
+    let (leader, worker) = (part("leader"), part("worker"));
     let (leader, worker) = match (leader, worker) {
         (Some(l), Some(w)) => (l, w),
         (Some(_), None) => {
@@ -114,8 +126,9 @@ pub(super) fn render(
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
 
     let (mut service, port) = service::service(c.isvc, &c.names, &c.meta, &runner_of(&leader_pod));
-    // OME selects `ray.io/node-type: head` alone, which matches every LeaderWorkerSet's
-    // leaders in the namespace; the `app` label keeps the Service to this component's.
+    // OME v1.3 selects `leaderworkerset.sigs.k8s.io/worker-index: "0"` alone, which matches
+    // every LeaderWorkerSet's leaders in the namespace; the `app` label (on the leaders only)
+    // keeps the Service to this component's (SEMANTICS.md#choice-multinode).
     if let Some(selector) = service
         .tree_mut()
         .and_then(Node::as_map_mut)
@@ -124,13 +137,15 @@ pub(super) fn render(
         .and_then(|m| m.get_mut("selector"))
         .and_then(Node::as_map_mut)
     {
-        selector.insert("ray.io/node-type", Node::str("head"));
+        selector.insert(LEADER_SELECTOR_KEY, Node::str("0"));
     }
+    // OME's LWS takes the merged, defaulted minReplicas as it is (1 when unset).
+    let replicas = c.bounds.min.unwrap_or(1);
     let lws = leader_worker_set::leader_worker_set(
         c.isvc,
-        c.names.full,
+        &c.names,
         &c.meta,
-        c.replicas.0,
+        replicas,
         pods_per_replica,
         leader_pod.spec,
         worker_pod.spec,

@@ -53,6 +53,11 @@ pub(crate) fn model_config_name(isvc: &str) -> String {
     format!("modelconfig-{}", last_bytes(isvc, 20))
 }
 
+/// `scaledobject-<last 50 characters of the component name>`: a KEDA ScaledObject.
+pub(crate) fn scaled_object_name(component_name: &str) -> String {
+    format!("scaledobject-{}", last_bytes(component_name, 50))
+}
+
 /// `lws-<last 50 characters of the component name>`: a MultiNode LeaderWorkerSet.
 pub(crate) fn lws_name(component_name: &str) -> String {
     format!("lws-{}", last_bytes(component_name, 50))

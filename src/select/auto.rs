@@ -79,7 +79,9 @@ impl SelectError {
             SelectError::ModelFormatMissing => "add `spec.modelFormat.name` to the model, and the \
                 other metadata the runtimes match on (`modelFormat.version`, `modelFramework`, \
                 `modelArchitecture`, `modelParameterSize`, `quantization`); in a cluster OME's \
-                model agent fills these in, offline they must be written in the manifest"
+                model agent fills these in; offline, write them in the manifest \
+                (`ome-render model-metadata SNAPSHOT` prints them) or point the model's \
+                `ome-render.io/model-config` annotation at its Hugging Face snapshot"
                 .to_string(),
             SelectError::NoRuntime(_) => "add a runtime whose `supportedModelFormats` matches the \
                 model and sets `autoSelect: true`, or name a runtime in `spec.runtime.name`; \
@@ -427,15 +429,27 @@ pub(crate) fn evaluate<'a>(
     Evaluation::Skipped(reason)
 }
 
+/// The candidate as auto-selection ranks it, or `None` when it can't be picked:
+/// [`evaluate`] without the reasons, for the hot path.
 fn ranked<'a>(
     candidate: &Candidate<'a>,
     model: &BaseModel,
     request: &Request,
 ) -> Option<Ranked<'a>> {
-    match evaluate(candidate, model, request) {
-        Evaluation::Selectable(r) => Some(r),
-        Evaluation::Skipped(_) | Evaluation::Incompatible(_) => None,
+    let matched = matcher::compatible(candidate.spec, model, request)?;
+    if !has_auto_select_entry(candidate.spec) {
+        return None;
     }
+    let score = runtime_score(candidate.spec, model);
+    (score > 0).then(|| Ranked {
+        candidate: *candidate,
+        score,
+        distance: size::distance(
+            model.parameter_size.as_deref(),
+            candidate.spec.size_range.as_ref(),
+        ),
+        matched,
+    })
 }
 
 /// OME's ranking: ServingRuntimes, then ClusterServingRuntimes, each sorted by

@@ -7,7 +7,8 @@
 //! be auto-selected (see [`scorer`](super::scorer) and [`auto`](super::auto)).
 
 use super::request::Request;
-use super::{size, version};
+use super::size;
+use crate::model::version;
 use crate::model::{
     BaseModel, DiffusionComponent, DiffusionPipeline, FormatRef, Role, RuntimeSpec, SupportedFormat,
 };
@@ -63,21 +64,42 @@ pub(crate) const NO_AUTO_SELECT_WARNING: &str =
 pub(crate) const NO_SIZE_WARNING: &str =
     "model does not specify size, but runtime has size constraints";
 
-/// OME's `GetCompatibilityDetails`: the first matching entry, or the first failed check.
+/// OME's `GetCompatibilityDetails`: the first matching entry, or the first failed check
+/// with OME's reason.
 pub(crate) fn check<'s>(
     spec: &'s RuntimeSpec,
     model: &BaseModel,
     request: &Request,
 ) -> Result<Match<'s>, Incompatible> {
-    let fail = |check, reason: String| Err(Incompatible { check, reason });
+    first_failure(spec, model, request).map_err(|check| Incompatible {
+        check,
+        reason: reason(check, spec, model, request),
+    })
+}
+
+/// [`check`] without the reason: auto-selection's hot path, which only needs the matches.
+pub(crate) fn compatible<'s>(
+    spec: &'s RuntimeSpec,
+    model: &BaseModel,
+    request: &Request,
+) -> Option<Match<'s>> {
+    first_failure(spec, model, request).ok()
+}
+
+/// The checks in OME's order: the first matching entry, or which check failed first.
+fn first_failure<'s>(
+    spec: &'s RuntimeSpec,
+    model: &BaseModel,
+    request: &Request,
+) -> Result<Match<'s>, Check> {
     if spec.disabled {
-        return fail(Check::Disabled, DISABLED_REASON.to_string());
+        return Err(Check::Disabled);
     }
     if !accelerators_supported(spec, &request.accelerator_classes) {
-        return fail(Check::AcceleratorClass, ACCELERATOR_REASON.to_string());
+        return Err(Check::AcceleratorClass);
     }
-    if let Some(reason) = mode_mismatch(spec, request) {
-        return fail(Check::DeploymentMode, reason);
+    if mode_mismatch(spec, request).is_some() {
+        return Err(Check::DeploymentMode);
     }
     let Some((entry_index, entry)) = spec
         .formats
@@ -85,28 +107,12 @@ pub(crate) fn check<'s>(
         .enumerate()
         .find(|(_, e)| entry_matches(e, model))
     else {
-        let reasons = if spec.formats.is_empty() {
-            "no supported formats defined".to_string()
-        } else {
-            let parts: Vec<String> = spec
-                .formats
-                .iter()
-                .map(|e| mismatch_reason(e, model))
-                .collect();
-            parts.join("; ")
-        };
-        return fail(
-            Check::Format,
-            format!(
-                "model format '{}' not in supported formats: {reasons}",
-                model_label(model)
-            ),
-        );
+        return Err(Check::Format);
     };
     if let (Some(model_size), Some(range)) = (model.parameter_size.as_deref(), &spec.size_range)
         && !size::in_range(model_size, range)
     {
-        return fail(Check::Size, size::out_of_range_reason(model_size, range));
+        return Err(Check::Size);
     }
 
     let mut warnings = Vec::new();
@@ -126,6 +132,35 @@ pub(crate) fn check<'s>(
     })
 }
 
+/// OME's text for a failed check.
+fn reason(check: Check, spec: &RuntimeSpec, model: &BaseModel, request: &Request) -> String {
+    match check {
+        Check::Disabled => DISABLED_REASON.to_string(),
+        Check::AcceleratorClass => ACCELERATOR_REASON.to_string(),
+        Check::DeploymentMode => mode_mismatch(spec, request).unwrap_or_default(),
+        Check::Format => {
+            let reasons = if spec.formats.is_empty() {
+                "no supported formats defined".to_string()
+            } else {
+                let parts: Vec<String> = spec
+                    .formats
+                    .iter()
+                    .map(|e| mismatch_reason(e, model))
+                    .collect();
+                parts.join("; ")
+            };
+            format!(
+                "model format '{}' not in supported formats: {reasons}",
+                model_label(model)
+            )
+        }
+        Check::Size => match (model.parameter_size.as_deref(), &spec.size_range) {
+            (Some(model_size), Some(range)) => size::out_of_range_reason(model_size, range),
+            _ => String::new(),
+        },
+    }
+}
+
 /// Whether any entry sets `autoSelect: true`: the gate auto-selection needs, whichever entry
 /// matches.
 pub(crate) fn has_auto_select_entry(spec: &RuntimeSpec) -> bool {
@@ -142,11 +177,12 @@ pub(crate) fn entry_matches(entry: &SupportedFormat, model: &BaseModel) -> bool 
         return false;
     }
     let model_format = model_format(model);
-    let format_ok = entry.model_format.as_ref().is_some_and(|f| {
-        f.name == model_format.name && versions_match(model_format.version.as_deref(), f)
-    });
+    let format_ok = entry
+        .model_format
+        .as_ref()
+        .is_some_and(|f| f.name == model_format.name && versions_match(model_format, f));
     let framework_ok = match (&entry.model_framework, &model.framework) {
-        (Some(e), Some(m)) => e.name == m.name && versions_match(m.version.as_deref(), e),
+        (Some(e), Some(m)) => e.name == m.name && versions_match(m, e),
         (None, None) => true,
         _ => false,
     };
@@ -155,10 +191,20 @@ pub(crate) fn entry_matches(entry: &SupportedFormat, model: &BaseModel) -> bool 
 
 /// Both versions absent match; one absent does not; both set compare with the entry's
 /// operator.
-fn versions_match(model_version: Option<&str>, entry: &FormatRef) -> bool {
-    match (model_version, entry.version.as_deref()) {
-        (Some(m), Some(e)) => version::accepts(e, &entry.operator, m),
+fn versions_match(model: &FormatRef, entry: &FormatRef) -> bool {
+    match (&model.version, &entry.version) {
+        (Some(_), Some(_)) => version_accepts(entry, model),
         (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether the entry's version accepts the model's, both written: OME's rule
+/// ([`version::accepts_parsed`]) on the versions parsed when the views were read; an
+/// unparseable one never matches.
+pub(crate) fn version_accepts(entry: &FormatRef, model: &FormatRef) -> bool {
+    match (&entry.parsed_version, &model.parsed_version) {
+        (Some(e), Some(m)) => version::accepts_parsed(e, &entry.operator, m),
         _ => false,
     }
 }
@@ -170,6 +216,7 @@ pub(crate) fn model_format(model: &BaseModel) -> &FormatRef {
     static NO_FORMAT: FormatRef = FormatRef {
         name: String::new(),
         version: None,
+        parsed_version: None,
         operator: String::new(),
         weight: 0,
     };
@@ -239,7 +286,7 @@ fn named_version_reason(what: &str, model: &FormatRef, entry: &FormatRef) -> Opt
         ));
     }
     match (model.version.as_deref(), entry.version.as_deref()) {
-        (Some(m), Some(e)) if !version::accepts(e, &entry.operator, m) => {
+        (Some(m), Some(e)) if !version_accepts(entry, model) => {
             Some(format!("{what} version mismatch (model={m}, runtime={e})"))
         }
         (None, Some(e)) => Some(format!(
@@ -375,14 +422,14 @@ fn reported_weight(entry: &SupportedFormat, model: &BaseModel, priority: i64) ->
     let mut weight: i64 = 0;
     if let Some(f) = &entry.model_format
         && f.name == model_format.name
-        && versions_match(model_format.version.as_deref(), f)
+        && versions_match(model_format, f)
         && f.weight > 0
     {
         weight = weight.wrapping_add(f.weight.wrapping_mul(priority));
     }
     if let (Some(e), Some(m)) = (&entry.model_framework, &model.framework)
         && e.name == m.name
-        && versions_match(m.version.as_deref(), e)
+        && versions_match(m, e)
         && e.weight > 0
     {
         weight = weight.wrapping_add(e.weight.wrapping_mul(priority));

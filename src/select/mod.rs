@@ -3,7 +3,8 @@
 //!
 //! The runtime half follows OME v1.3 as documented (SEMANTICS.md#auto-selection):
 //!
-//! - [`version`] and [`size`]: the version and parameter-size primitives;
+//! - [`size`]: the parameter-size primitives (versions are parsed with the views, in
+//!   [`crate::model::version`]);
 //! - [`request`]: what an InferenceService asks for besides the model (namespace,
 //!   accelerator classes, deployment modes);
 //! - [`matcher`]: whether a runtime supports a model, and why not;
@@ -11,21 +12,27 @@
 //! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
 //! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
 //! - [`explain`]: the `explain` rows and their table and JSON renderings;
+//! - [`effective`]: `explain --effective`, the runtime spec after inheritance, preset and
+//!   accelerator settings, annotated with where each value comes from;
+//! - [`pins`]: which revision a pinned InferenceService renders from, and `pin`'s plan;
 //! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
-//! - [`accelerator_policy`]: the accelerator class of each engine and decoder.
+//! - [`accelerator_policy`]: the accelerator class of each engine and decoder;
+//! - [`tree`]: a runtime's inheritance tree and its users, for `ome-render tree`.
 //!
 //! Everything here is pure: inputs are the typed model views, outputs are values and OME's
 //! exact message texts, which the caller turns into diagnostics.
 
 pub(crate) mod accelerator_policy;
 pub(crate) mod auto;
+pub(crate) mod effective;
 pub(crate) mod explain;
 pub(crate) mod matcher;
 pub(crate) mod named;
+pub(crate) mod pins;
 pub(crate) mod request;
 pub(crate) mod resolve;
 pub(crate) mod scorer;
 pub(crate) mod size;
 #[cfg(test)]
 mod testutil;
-pub(crate) mod version;
+pub(crate) mod tree;

@@ -7,6 +7,7 @@ use super::auto::{Candidate, RuntimeIndex, SelectError, admission_error, auto_se
 use super::named::{
     NamedCheck, check_named, disabled_error, runtime_not_found, serving_runtime_not_found,
 };
+use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
 use crate::catalog::{Catalog, ResourceId};
@@ -17,6 +18,8 @@ use crate::model::{
     AcceleratorClass, BaseModel, InferenceService, Role, Runtime, RuntimeSpec, Scope,
     SupportedFormat,
 };
+use crate::revision::Revision;
+use crate::yaml::Pos;
 
 /// What an InferenceService resolved to: its model, its runtime and the accelerator of each
 /// engine and decoder. Rendering only applies it.
@@ -49,15 +52,16 @@ impl<'a> Resolution<'a> {
 }
 
 /// Which runtime a resolution chose: where it is defined, whether auto-selection chose it,
-/// and the runtimes its spec inherits from (root first; none when auto-selected, since
-/// auto-selection uses a runtime's own spec).
+/// the runtimes its spec inherits from (root first; none when auto-selected, since
+/// auto-selection uses a runtime's own spec), and the revision a pin renders from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Chosen<'a> {
     pub(crate) scope: Scope,
-    /// The ServingRuntime's namespace; empty for a ClusterServingRuntime.
-    pub(crate) namespace: &'a str,
+    /// The ServingRuntime's namespace (`None`: the InferenceService's, or cluster scope).
+    pub(crate) namespace: Option<&'a str>,
     pub(crate) auto_selected: bool,
     pub(crate) parents: &'a [RuntimeKey],
+    pub(crate) revision: Option<&'a Revision>,
 }
 
 /// What one InferenceService resolved to, owned, for `diff` to say which changed resource
@@ -69,6 +73,8 @@ pub(crate) struct ResolvedIsvc {
     pub(crate) auto_selected: bool,
     /// The runtimes the chosen one inherits from, root first.
     pub(crate) parents: Vec<ResourceId>,
+    /// The runtime revision (a ControllerRevision) a pinned InferenceService renders from.
+    pub(crate) revision: Option<ResourceId>,
     pub(crate) model: Option<ResourceId>,
     /// The AcceleratorClass of each component that has one.
     pub(crate) classes: Vec<(Role, ResourceId)>,
@@ -93,7 +99,15 @@ impl Resolution<'_> {
             .collect();
         ResolvedIsvc {
             isvc: ResourceId::new("InferenceService", &isvc.lookup_namespace, &isvc.name),
-            runtime: runtime_id(self.chosen.scope, self.chosen.namespace, self.runtime_name),
+            runtime: runtime_id(
+                self.chosen.scope,
+                self.chosen.namespace.unwrap_or(&isvc.lookup_namespace),
+                self.runtime_name,
+            ),
+            revision: self
+                .chosen
+                .revision
+                .map(|r| ResourceId::new("ControllerRevision", &r.namespace, &r.name)),
             auto_selected: self.chosen.auto_selected,
             parents: self
                 .chosen
@@ -175,6 +189,8 @@ fn accelerator<'a>(
             config: best_entry.and_then(|e| e.accelerator_config(&class.name)),
         }),
         Ok(ClassChoice::NoClass(_)) => Ok(Accelerator::default()),
+        // The CRD's enum, reported by admission (which stops the render).
+        Err(ClassError::UnknownPolicy { .. }) => Ok(Accelerator::default()),
         Err(e) => {
             let (code, at, field) = match &e {
                 ClassError::NotLoaded {
@@ -234,6 +250,10 @@ fn resolve_model<'a>(
     let Some(model_ref) = &isvc.model else {
         return Ok(None);
     };
+    if model_ref.name.is_empty() {
+        // The CRD schema's `spec.model.name: Required value`, reported by admission.
+        return Err(());
+    }
     let ns = &isvc.lookup_namespace;
     let Some(model) = catalog.model(ns, &model_ref.name) else {
         diags.push(
@@ -264,6 +284,28 @@ fn resolve_model<'a>(
         );
         return Err(());
     }
+    if model.namespace.is_none()
+        && let Some(uri) = model.storage.storage_uri.as_deref()
+        && let Some(Ok(pvc)) = crate::model::validate::base_model::parse_pvc(uri)
+        && let Some(pvc_ns) = pvc.namespace
+        && pvc_ns != ns
+    {
+        diags.push(
+            error(
+                isvc,
+                Code::InvalidInferenceService,
+                format!(
+                    "ClusterBaseModel \"{}\" references PVC in namespace \"{pvc_ns}\", but InferenceService is in namespace \"{ns}\"; Kubernetes does not allow pods to mount PVCs from another namespace. Either move the InferenceService to namespace \"{pvc_ns}\" or replicate the PVC into namespace \"{ns}\".",
+                    model.name
+                ),
+            )
+            .at(model_ref.pos)
+            .field("spec.model.name")
+            .related(model.pos, "the model is defined here")
+            .help(format!("run the InferenceService in namespace {pvc_ns}, or use a BaseModel over a PVC in namespace {ns}")),
+        );
+        return Err(());
+    }
     if model.distribution.as_deref() == Some("Sharded") {
         diags.push(
             error(
@@ -280,13 +322,18 @@ fn resolve_model<'a>(
     Ok(Some(model))
 }
 
+/// What looking up the runtime named in `spec.runtime` found.
+enum Lookup<'a> {
+    Found(&'a Runtime),
+    /// Not among the inputs: the diagnostic OME's webhook would reject it with.
+    NotFound(Diagnostic),
+    /// `spec.runtime.kind` is neither kind.
+    Invalid(Diagnostic),
+}
+
 /// A runtime named in `spec.runtime` (v1.3: `kind` `ClusterServingRuntime`, the default,
 /// looks at cluster scope first, then the namespace; `ServingRuntime` only the namespace).
-fn lookup_named<'a>(
-    isvc: &InferenceService,
-    catalog: &'a Catalog,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'a Runtime> {
+fn lookup_named<'a>(isvc: &InferenceService, catalog: &'a Catalog) -> Option<Lookup<'a>> {
     let runtime_ref = isvc.runtime.as_ref()?;
     let ns = &isvc.lookup_namespace;
     let name = &runtime_ref.name;
@@ -299,7 +346,7 @@ fn lookup_named<'a>(
             .runtime(Scope::Namespaced, ns, name)
             .ok_or_else(|| serving_runtime_not_found(name, ns)),
         Some(other) => {
-            diags.push(
+            return Some(Lookup::Invalid(
                 error(
                     isvc,
                     Code::InvalidField,
@@ -308,12 +355,11 @@ fn lookup_named<'a>(
                 .at(runtime_ref.pos)
                 .field("spec.runtime.kind")
                 .help("use ServingRuntime or ClusterServingRuntime"),
-            );
-            return None;
+            ));
         }
     };
-    match found {
-        Ok(r) => Some(r),
+    Some(match found {
+        Ok(r) => Lookup::Found(r),
         Err(message) => {
             let message = match &isvc.model {
                 Some(m) => format!(
@@ -322,15 +368,14 @@ fn lookup_named<'a>(
                 ),
                 None => message,
             };
-            diags.push(
+            Lookup::NotFound(
                 error(isvc, Code::RuntimeNotFound, message)
                     .at(runtime_ref.pos)
                     .field("spec.runtime.name")
                     .help("add the runtime's file to the paths, or fix the name (or `spec.runtime.kind`)"),
-            );
-            None
+            )
         }
-    }
+    })
 }
 
 /// Resolves `isvc`'s model and runtime. Returns `None` after pushing an error.
@@ -340,133 +385,178 @@ pub(crate) fn resolve<'a>(
     resolver: &Resolver<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolution<'a>> {
-    if isvc.model.is_none() && isvc.runtime.is_none() {
-        diags.push(
-            error(
-                isvc,
-                Code::InvalidInferenceService,
-                "at least one of spec.model or spec.runtime must be set",
-            )
-            .at(isvc.pos)
-            .field("spec"),
-        );
+    // Admission reports an InferenceService with neither a model nor a runtime, and a decoder
+    // without an engine (`model::validate::inference_service`).
+    let named = |name: Option<&String>| name.is_some_and(|n| !n.is_empty());
+    if !named(isvc.model.as_ref().map(|m| &m.name))
+        && !named(isvc.runtime.as_ref().map(|r| &r.name))
+    {
         return None;
     }
     if isvc.engine.is_none() {
-        let message = if isvc.decoder.is_some() {
-            "decoder cannot be specified without engine"
-        } else {
-            "engine component is required"
-        };
-        diags.push(
-            error(isvc, Code::InvalidInferenceService, message)
-                .at(isvc.pos)
-                .field("spec.engine"),
-        );
+        if isvc.decoder.is_none() {
+            diags.push(
+                error(isvc, Code::InvalidInferenceService, "engine component is required")
+                    .at(isvc.pos)
+                    .field("spec.engine")
+                    .help("add spec.engine (OME admits an InferenceService without one and creates no workload for it)"),
+            );
+        }
         return None;
     }
-    if let Some(revision) = isvc.runtime.as_ref().and_then(|r| r.revision.as_ref()) {
-        diags.push(
-            error(
-                isvc,
-                Code::UnsupportedMode,
-                format!("spec.runtime.revision \"{revision}\" pins a runtime revision, which ome-render does not read yet"),
-            )
-            .at(isvc.runtime.as_ref().map_or(isvc.pos, |r| r.pos))
-            .field("spec.runtime.revision"),
-        );
+    if let Err(d) = pins::admission(isvc) {
+        diags.push(d);
         return None;
     }
     let model = resolve_model(isvc, catalog, diags).ok()?;
     let request = Request::from_inference_service(isvc);
 
-    if isvc.runtime.is_some() {
-        let runtime = lookup_named(isvc, catalog, diags)?;
-        let runtime_ref = isvc.runtime.as_ref()?;
-        let spec = match resolver.inherited.spec(runtime) {
-            Ok(spec) => spec,
-            Err(chain_error) => {
-                let message = match model {
-                    Some(m) => format!(
-                        "runtime {} does not support model {}: {chain_error}",
-                        runtime.name, m.name
-                    ),
-                    None => chain_error.to_string(),
-                };
-                diags.push(
-                    error(isvc, Code::RuntimeNotFound, message)
-                        .at(runtime_ref.pos)
-                        .field("spec.runtime.name")
-                        .related(runtime.pos, "the runtime is defined here"),
-                );
+    // An empty runtime name is no runtime, as OME's webhook reads it (a missing one is the
+    // schema's `Required value`, reported by admission).
+    if let Some(runtime_ref) = isvc.runtime.as_ref().filter(|r| !r.name.is_empty()) {
+        let mode = pins::mode(runtime_ref);
+        let pinned = mode != pins::Mode::AutoSync;
+        // The live runtime, with what it inherits. A pinned InferenceService without a model
+        // is admitted without one (OME's webhook skips the check when autoSync is false) and
+        // renders from its revision if it has one.
+        let live = match lookup_named(isvc, catalog)? {
+            Lookup::Invalid(d) => {
+                diags.push(d);
                 return None;
             }
-        };
-        let entry = match model {
-            Some(model) => {
-                match check_named(&runtime.name, runtime.scope, spec, model, &request) {
-                    NamedCheck::Compatible => {}
-                    NamedCheck::Disabled { message } => {
-                        diags.push(
-                            error(isvc, Code::RuntimeDisabled, message)
-                                .at(runtime_ref.pos)
-                                .field("spec.runtime.name")
-                                .related(runtime.pos, "the runtime is defined here"),
-                        );
-                        return None;
-                    }
-                    NamedCheck::NotDeclared { warning, .. } => diags.push(
-                        Diagnostic::warning(Code::RuntimeNotDeclared, warning)
-                            .at(runtime_ref.pos)
-                            .object(isvc.object.clone())
-                            .field("spec.runtime.name"),
-                    ),
-                    NamedCheck::Unchecked { error: e } => diags.push(
-                        Diagnostic::warning(
-                            Code::ModelMetadataMissing,
-                            format!("compatibility of runtime {} with model {} could not be checked: {e}", runtime.name, model.name),
-                        )
-                        .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
-                        .object(isvc.object.clone())
-                        .field("spec.model.name")
-                        .related(model.pos, "the model, without spec.modelFormat")
-                        .help("add `spec.modelFormat` (and the other metadata OME's model agent records) to the model to have it checked"),
-                    ),
-                }
-                best_entry(spec, model, false).map(|(_, e)| e)
-            }
-            None => {
-                if spec.disabled {
-                    diags.push(
-                        error(
-                            isvc,
-                            Code::RuntimeDisabled,
-                            disabled_error(&runtime.name, runtime.scope),
-                        )
-                        .at(runtime_ref.pos)
-                        .field("spec.runtime.name")
-                        .related(runtime.pos, "the runtime is defined here"),
+            Lookup::NotFound(d) if pinned && model.is_none() => {
+                let status = pins::status(isvc, catalog, None);
+                if status.revision().is_none() {
+                    let d = Diagnostic {
+                        message: format!(
+                            "resolve live runtime {}: {}",
+                            runtime_ref.name, d.message
+                        ),
+                        ..d
+                    };
+                    diags.push(d);
+                    diags.extend(
+                        pins::diagnostics(isvc, catalog, &status)
+                            .into_iter()
+                            .filter(Diagnostic::is_error),
                     );
                     return None;
                 }
                 None
             }
+            Lookup::NotFound(d) => {
+                diags.push(d);
+                return None;
+            }
+            Lookup::Found(runtime) => match resolver.inherited.spec(runtime) {
+                Ok(spec) => Some((runtime, spec)),
+                Err(chain_error) => {
+                    let message = match model {
+                        Some(m) => format!(
+                            "runtime {} does not support model {}: {chain_error}",
+                            runtime.name, m.name
+                        ),
+                        None if pinned => {
+                            format!("resolve live runtime {}: {chain_error}", runtime.name)
+                        }
+                        None => chain_error.to_string(),
+                    };
+                    diags.push(
+                        error(isvc, Code::RuntimeNotFound, message)
+                            .at(runtime_ref.pos)
+                            .field("spec.runtime.name")
+                            .related(runtime.pos, "the runtime is defined here"),
+                    );
+                    return None;
+                }
+            },
         };
+        if let (Some((runtime, spec)), Some(model)) = (live, model) {
+            match check_named(&runtime.name, runtime.scope, spec, model, &request) {
+                NamedCheck::Compatible => {}
+                NamedCheck::Disabled { message } => {
+                    diags.push(
+                        error(isvc, Code::RuntimeDisabled, message)
+                            .at(runtime_ref.pos)
+                            .field("spec.runtime.name")
+                            .related(runtime.pos, "the runtime is defined here"),
+                    );
+                    return None;
+                }
+                NamedCheck::NotDeclared { warning, .. } => diags.push(
+                    Diagnostic::warning(Code::RuntimeNotDeclared, warning)
+                        .at(runtime_ref.pos)
+                        .object(isvc.object.clone())
+                        .field("spec.runtime.name"),
+                ),
+                NamedCheck::Unchecked { error: e } => diags.push(
+                    Diagnostic::warning(
+                        Code::ModelMetadataMissing,
+                        format!("compatibility of runtime {} with model {} could not be checked: {e}", runtime.name, model.name),
+                    )
+                    .at(isvc.model.as_ref().map_or(isvc.pos, |m| m.pos))
+                    .object(isvc.object.clone())
+                    .field("spec.model.name")
+                    .related(model.pos, "the model, without spec.modelFormat")
+                    .help("add `spec.modelFormat` (and the other metadata OME's model agent records) to the model to have it checked"),
+                ),
+            }
+        }
+        // The spec the pods are built from: the live one, or the pinned revision's
+        // (SEMANTICS.md#pins).
+        let (name, spec, revision): (&'a str, &'a RuntimeSpec, Option<&'a Revision>) = if pinned {
+            let live_view = live.map(|(_, spec)| pins::Live::of(spec));
+            let status = pins::status(isvc, catalog, live_view.as_ref());
+            let pin_diags = pins::diagnostics(isvc, catalog, &status);
+            let failed = pin_diags.iter().any(Diagnostic::is_error);
+            diags.extend(pin_diags);
+            if failed {
+                return None;
+            }
+            match (status.revision(), live) {
+                (Some(rev), _) => (rev.runtime_of.as_str(), &rev.spec, Some(rev)),
+                (None, Some((runtime, spec))) => (runtime.name.as_str(), spec, None),
+                (None, None) => return None,
+            }
+        } else {
+            let (runtime, spec) = live?;
+            (runtime.name.as_str(), spec, None)
+        };
+        // A disabled spec is refused: the live one by the webhook above when there is a
+        // model, otherwise (and a disabled revision) by the controller.
+        if spec.disabled && (model.is_none() || pinned) {
+            let scope = match live {
+                Some((runtime, _)) if !pinned => runtime.scope,
+                _ => pins::declared_kind(runtime_ref),
+            };
+            let message = disabled_error(name, scope);
+            let message = if pinned {
+                format!("Runtime {name} failed validation: {message}")
+            } else {
+                message
+            };
+            let defined = live.map_or(Pos::NONE, |(runtime, _)| runtime.pos);
+            diags.push(
+                error(isvc, Code::RuntimeDisabled, message)
+                    .at(runtime_ref.pos)
+                    .field("spec.runtime.name")
+                    .related(defined, "the runtime is defined here"),
+            );
+            return None;
+        }
+        let entry = model.and_then(|m| best_entry(spec, m, false).map(|(_, e)| e));
         let chosen = Chosen {
-            scope: runtime.scope,
-            namespace: runtime.namespace.as_deref().unwrap_or(""),
+            scope: live.map_or_else(|| pins::declared_kind(runtime_ref), |(r, _)| r.scope),
+            namespace: live.and_then(|(r, _)| r.namespace.as_deref()),
             auto_selected: false,
-            parents: resolver.inherited.parents(runtime),
+            // A revision is a frozen spec: what the live chain inherits is not in it.
+            parents: match (live, revision) {
+                (Some((runtime, _)), None) => resolver.inherited.parents(runtime),
+                _ => &[],
+            },
+            revision,
         };
-        return Some(resolution(
-            isvc,
-            catalog,
-            model,
-            &runtime.name,
-            spec,
-            chosen,
-            entry,
-        ));
+        return Some(resolution(isvc, catalog, model, name, spec, chosen, entry));
     }
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
@@ -490,9 +580,10 @@ pub(crate) fn resolve<'a>(
                 selection.runtime.spec,
                 Chosen {
                     scope: selection.runtime.scope,
-                    namespace: selection.runtime.namespace,
+                    namespace: Some(selection.runtime.namespace),
                     auto_selected: true,
                     parents: &[],
+                    revision: None,
                 },
                 selection.best_entry.map(|(_, e)| e),
             ))
@@ -510,5 +601,30 @@ pub(crate) fn resolve<'a>(
             );
             None
         }
+    }
+}
+
+/// The live spec of the runtime `isvc` names (with what it inherits), or why there is none:
+/// what a managed pin snapshots.
+pub(crate) fn live_spec<'a>(
+    isvc: &InferenceService,
+    catalog: &'a Catalog,
+    inherited: &'a Inherited,
+) -> Result<&'a RuntimeSpec, String> {
+    match lookup_named(isvc, catalog) {
+        None => Err("it names no runtime".to_string()),
+        Some(Lookup::Invalid(d) | Lookup::NotFound(d)) => Err(d.message),
+        Some(Lookup::Found(runtime)) => inherited.spec(runtime).map_err(str::to_string),
+    }
+}
+
+/// The runtime `isvc` names, found as a render finds it.
+pub(crate) fn named_runtime<'a>(
+    isvc: &InferenceService,
+    catalog: &'a Catalog,
+) -> Option<&'a Runtime> {
+    match lookup_named(isvc, catalog)? {
+        Lookup::Found(r) => Some(r),
+        Lookup::NotFound(_) | Lookup::Invalid(_) => None,
     }
 }

@@ -6,7 +6,7 @@
 //! pipelines, and tolerates a version set on one side only.
 
 use super::matcher::model_format;
-use super::version;
+use super::matcher::version_accepts;
 use crate::model::{BaseModel, FormatRef, RuntimeSpec, SupportedFormat};
 
 /// The weight a format contributes when its `weight` is 0 (OME's `ModelFormatWeight`).
@@ -21,9 +21,7 @@ pub(crate) fn entry_score(entry: &SupportedFormat, model: &BaseModel, priority: 
     let model_format = model_format(model);
     let mut score: i64 = 0;
     if let Some(format) = &entry.model_format {
-        if format.name != model_format.name
-            || !versions_agree(model_format.version.as_deref(), format)
-        {
+        if format.name != model_format.name || !versions_agree(model_format, format) {
             return 0;
         }
         score = score
@@ -31,8 +29,7 @@ pub(crate) fn entry_score(entry: &SupportedFormat, model: &BaseModel, priority: 
     }
     match (&entry.model_framework, &model.framework) {
         (Some(framework), Some(model_framework)) => {
-            if framework.name != model_framework.name
-                || !versions_agree(model_framework.version.as_deref(), framework)
+            if framework.name != model_framework.name || !versions_agree(model_framework, framework)
             {
                 return 0;
             }
@@ -83,9 +80,9 @@ pub(crate) fn best_entry<'s>(
 }
 
 /// Versions in scoring: only a failed comparison of two set versions disqualifies.
-fn versions_agree(model_version: Option<&str>, entry: &FormatRef) -> bool {
-    match (model_version, entry.version.as_deref()) {
-        (Some(m), Some(e)) => version::accepts(e, &entry.operator, m),
+fn versions_agree(model: &FormatRef, entry: &FormatRef) -> bool {
+    match (&model.version, &entry.version) {
+        (Some(_), Some(_)) => version_accepts(entry, model),
         _ => true,
     }
 }

@@ -127,6 +127,17 @@ fn write_inline(v: &Node, block_ind: usize, out: &mut Vec<u8>) {
     }
 }
 
+/// A scalar (or an empty collection) as it follows `key: ` on one line: quoted when a reader
+/// could take it for something else; a multi-line string double-quoted.
+pub(crate) fn inline_scalar(node: &Node) -> String {
+    let mut out = Vec::new();
+    match &node.value {
+        Value::Str(s) => write_string(s, &mut out),
+        _ => write_inline(node, 0, &mut out),
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// A string on one line: plain when every reader takes it for this string, else quoted.
 fn write_string(s: &str, out: &mut Vec<u8>) {
     if plain_ok(s) {

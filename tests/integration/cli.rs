@@ -30,7 +30,7 @@ fn generated_repo(dir: &Path, n: usize) {
             format!(
                 "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: model-{m}\nspec:\n  vendor: v{m}\n  \
                  modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n  modelFramework: {{name: transformers, version: \"4.4{m}.0\"}}\n  \
-                 modelArchitecture: Arch{m}\n  modelParameterSize: {m}B\n  storage: {{path: /models/m{m}}}\n"
+                 modelArchitecture: Arch{m}\n  modelParameterSize: {m}B\n  storage: {{storageUri: \"hf://v/m{m}\", path: /models/m{m}}}\n"
             ),
         )
         .unwrap();

@@ -93,3 +93,125 @@ fixture!(class_missing, "testdata/class-missing");
 
 // Errors.
 fixture!(errors, "testdata/errors");
+
+// Inheritance, revisions and pins: a profile, two children, three InferenceServices (one
+// pinned, one auto-selected), and the same repository after a profile change.
+fixture!(inheritance_pins, "examples/inheritance-pins");
+fixture!(
+    inheritance_pins_tree,
+    "examples/inheritance-pins",
+    "tree",
+    "sglang-profile",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_json,
+    "examples/inheritance-pins",
+    "tree",
+    "sglang-profile",
+    "--format",
+    "json",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_auto,
+    "examples/inheritance-pins",
+    "tree",
+    "vllm-llama-3b",
+    "--show-unattributed-users",
+    "{}"
+);
+fixture!(
+    inheritance_pins_tree_isvc,
+    "examples/inheritance-pins",
+    "tree",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    inheritance_pins_effective,
+    "examples/inheritance-pins",
+    "explain",
+    "--effective",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    inheritance_pins_effective_runtime,
+    "examples/inheritance-pins",
+    "explain",
+    "--effective",
+    "--runtime",
+    "sglang-llama-8b",
+    "-n",
+    "team-a",
+    "{}"
+);
+fixture!(pin_drift, "testdata/pin-drift");
+fixture!(
+    pin_drift_check_strict,
+    "testdata/pin-drift",
+    "check",
+    "--strict",
+    "{}"
+);
+fixture!(
+    pin_drift_tree,
+    "testdata/pin-drift",
+    "tree",
+    "sglang-llama-3b",
+    "{}"
+);
+fixture!(
+    pin_drift_effective,
+    "testdata/pin-drift",
+    "explain",
+    "--effective",
+    "--isvc",
+    "team-a/chat",
+    "{}"
+);
+fixture!(
+    seventy_effective,
+    "examples/llama-70b",
+    "explain",
+    "--effective",
+    "--isvc",
+    "llama-demo/llama-3-3-70b-instruct",
+    "{}"
+);
+// Model metadata from a Hugging Face snapshot (`ome-render.io/model-config`).
+fixture!(model_config_example, "examples/llama-awq-snapshot");
+fixture!(model_config, "testdata/model-config/annotated");
+fixture!(
+    model_config_unannotated,
+    "testdata/model-config/unannotated"
+);
+fixture!(model_config_escape, "testdata/model-config/escape");
+
+// Admission as OME v1.3's schema and webhooks make it (SEMANTICS.md#admission): every
+// InferenceService, runtime and model here is refused, each failing rule with OME's message.
+fixture!(admission_shape, "testdata/admission-shape");
+fixture!(admission_autoscaling, "testdata/admission-autoscaling");
+fixture!(
+    admission_traffic_rollout,
+    "testdata/admission-traffic-rollout"
+);
+fixture!(admission_warnings, "testdata/admission-warnings");
+fixture!(admission_runtimes, "testdata/admission-runtimes");
+fixture!(admission_models, "testdata/admission-models");
+
+// Autoscaling, budgets and KEDA as OME v1.3 resolves them (SEMANTICS.md#autoscaling).
+fixture!(autoscaling, "testdata/autoscaling");
+fixture!(autoscaling_errors, "testdata/autoscaling-errors");
+fixture!(replica_defaults, "testdata/replica-defaults");
+fixture!(keda, "testdata/keda");
+fixture!(keda_refused, "testdata/keda-refused");
+
+// LeaderWorkerSets (SEMANTICS.md#objects) and the v1.2.2 → v1.3 migration lint
+// (SEMANTICS.md#migration).
+fixture!(multinode, "testdata/multinode");
+fixture!(migration, "testdata/migration", "--verbose", "{}");
+fixture!(migration_strict, "testdata/migration", "--strict", "{}");

@@ -9,7 +9,9 @@
 //!   mock GitHub API;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
-//! - [`layers`]: no module uses a module of a layer above it.
+//! - [`layers`]: no module uses a module of a layer above it;
+//! - [`pins`]: `ome-render pin` and the lock round trip.
+//! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
     clippy::disallowed_methods,
@@ -22,6 +24,8 @@ mod contract;
 mod diff;
 mod fixtures;
 mod layers;
+mod model_metadata;
+mod pins;
 mod support;
 mod validate;
 mod yaml11;

@@ -81,13 +81,13 @@ fn csr(name: &str) -> ResourceId {
 /// A ClusterServingRuntime for the `llama` format, auto-selectable with `priority`.
 fn runtime(name: &str, image: &str, priority: u32) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}\nspec:\n  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelArchitecture: llama, autoSelect: true, priority: {priority}}}\n  engineConfig:\n    runner: {{name: ome-container, image: {image}, args: [--port=8080], ports: [{{containerPort: 8080, name: http}}]}}\n---\n"
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}\nspec:\n  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelFramework: {{name: transformers, version: \"4.0.0\"}}, modelArchitecture: llama, autoSelect: true, priority: {priority}}}\n  engineConfig:\n    runner: {{name: ome-container, image: {image}, args: [--port=8080], ports: [{{containerPort: 8080, name: http}}]}}\n---\n"
     )
 }
 
 fn model(name: &str, path: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: {name}\nspec:\n  modelFormat: {{name: llama, version: \"1.0.0\"}}\n  modelArchitecture: llama\n  modelParameterSize: 7B\n  storage: {{path: {path}}}\n---\n"
+        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: {name}\nspec:\n  modelFormat: {{name: llama, version: \"1.0.0\"}}\n  modelFramework: {{name: transformers, version: \"4.0.0\"}}\n  modelArchitecture: llama\n  modelParameterSize: 7B\n  storage: {{storageUri: \"hf://acme/{name}\", path: {path}}}\n---\n"
     )
 }
 
@@ -324,7 +324,7 @@ fn a_parent_runtime_edit_reaches_through_inheritance() {
             "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {{ome.io/runtime-profile: \"true\"}}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {{name: ome-container, image: {image}}}\n---\n"
         )
     };
-    let child = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child\n  annotations: {ome.io/inherit-from: profile}\nspec:\n  disabled: false\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelArchitecture: llama}\n  engineConfig:\n    runner: {name: ome-container, args: [--port=8080]}\n---\n";
+    let child = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child\n  annotations: {ome.io/inherit-from: profile}\nspec:\n  disabled: false\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelFramework: {name: transformers, version: \"4.0.0\"}, modelArchitecture: llama}\n  engineConfig:\n    runner: {name: ome-container, args: [--port=8080]}\n---\n";
     let inputs = |image: &str| {
         format!(
             "{}{}{child}{}",

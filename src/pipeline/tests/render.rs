@@ -35,11 +35,11 @@ fn json(node: Option<&Node>) -> String {
     node.map_or_else(|| "absent".to_string(), to_json_string)
 }
 
-const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  storage: {path: /models/base}\n---\n";
+const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
 
 fn runtime(engine_config: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: test-runtime\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n  engineConfig:\n{engine_config}---\n"
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: test-runtime\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n      modelFramework: {{name: transformers}}\n  engineConfig:\n{engine_config}---\n"
     )
 }
 
@@ -68,30 +68,35 @@ fn metadata_of_component_objects() {
     ));
     assert_eq!(errors(&r), Vec::<&str>::new());
     let d = object(&r, "Deployment", "test-isvc-engine");
-    assert_eq!(
-        json(d.at(&["metadata", "labels"])),
-        r#"{"app":"test-isvc-engine","base-model-name":"base-model","base-model-size":"LARGE","base-model-type":"Serving","base-model-vendor":"meta","component":"engine","custom-label":"x","engine-label":"l","fine-tuned-serving":"false","ome.io/inferenceservice":"test-isvc","serving-runtime":"test-runtime"}"#
-    );
+    let labels = r#"{"base-model-name":"base-model","base-model-size":"LARGE","base-model-type":"Serving","base-model-vendor":"meta","component":"engine","custom-label":"x","engine-label":"l","fine-tuned-serving":"false","ome.io/inferenceservice":"test-isvc","serving-runtime":"test-runtime"}"#;
+    assert_eq!(json(d.at(&["metadata", "labels"])), labels);
     assert_eq!(
         json(d.at(&["metadata", "annotations"])),
         r#"{"custom-annotation":"y","engine-annotation":"a","ome.io/base-model-format":"safetensors","ome.io/base-model-format-version":"1.0","ome.io/base-model-name":"base-model","ome.io/base-model-vendor":"meta","ome.io/deploymentMode":"RawDeployment","ome.io/serving-runtime":"test-runtime"}"#
     );
-    // The same metadata on the pod template, HPA and PDB; the Service's labels too.
-    for (kind, path) in [
-        (
-            "Deployment",
-            &["spec", "template", "metadata", "labels"][..],
-        ),
-        ("HorizontalPodAutoscaler", &["metadata", "labels"]),
-        ("PodDisruptionBudget", &["metadata", "labels"]),
-        ("Service", &["metadata", "labels"]),
-    ] {
+    // v1.3: the same labels on the HPA, PDB and Service; only the pods get `app`.
+    for kind in ["HorizontalPodAutoscaler", "PodDisruptionBudget", "Service"] {
         assert_eq!(
-            json(object(&r, kind, "test-isvc-engine").at(path)),
-            json(d.at(&["metadata", "labels"])),
+            json(object(&r, kind, "test-isvc-engine").at(&["metadata", "labels"])),
+            labels,
             "{kind}"
         );
     }
+    assert_eq!(
+        json(d.at(&["spec", "template", "metadata", "labels"])),
+        labels.replacen('{', r#"{"app":"test-isvc-engine","#, 1)
+    );
+    // The HPA records the keys it copied.
+    assert_eq!(
+        object(&r, "HorizontalPodAutoscaler", "test-isvc-engine").str_at(&[
+            "metadata",
+            "annotations",
+            "ome.io/autoscaler-propagated-metadata-keys"
+        ]),
+        Some(
+            "base-model-name,base-model-size,base-model-type,base-model-vendor,component,custom-label,engine-label,fine-tuned-serving,ome.io/inferenceservice,serving-runtime|custom-annotation,engine-annotation,ome.io/base-model-format,ome.io/base-model-format-version,ome.io/base-model-name,ome.io/base-model-vendor,ome.io/deploymentMode,ome.io/serving-runtime"
+        )
+    );
 }
 
 /// Vector 35: a component with containers and no runner: no MODEL_PATH, the model-ready
@@ -251,17 +256,26 @@ fn replicas_and_autoscaling() {
             .iter()
             .any(|o| o.kind == "HorizontalPodAutoscaler")
     );
-    // A bad annotation is an error at the line that sets it, and nothing is rendered.
-    let text = format!(
-        "{MODEL}{}{}",
-        runtime(runner),
-        isvc("  engine:\n    annotations:\n      ome.io/targetUtilizationPercentage: \"high\"\n")
+    // A component's bad target annotation passes admission; the controller keeps the
+    // default target.
+    assert!(
+        hpa(
+            runner,
+            "  engine:\n    annotations:\n      ome.io/targetUtilizationPercentage: \"high\"\n"
+        )
+        .contains(r#""averageUtilization":80"#)
+    );
+    // The InferenceService's own bad annotation is an admission error at its line, and
+    // nothing is rendered.
+    let text = format!("{MODEL}{}{}", runtime(runner), isvc("  engine: {}\n")).replace(
+        "annotations: {custom-annotation: y}",
+        "annotations: {custom-annotation: y, ome.io/targetUtilizationPercentage: \"high\"}",
     );
     let r = render(&text);
     let d = r.diags.iter().find(|d| d.is_error()).expect("an error");
     assert_eq!(
         d.message,
-        "ome.io/targetUtilizationPercentage must be a number from 1 to 100, not `high`"
+        "the target utilization percentage should be a [1-100] integer"
     );
     let line = text
         .lines()
@@ -325,7 +339,7 @@ fn deployment_defaults() {
 /// resources; vector 27: leader and worker merge.
 #[test]
 fn class_resources_and_multinode_merge() {
-    let classes = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: gpu-class}\nspec:\n  resources: [{name: nvidia.com/gpu, quantity: \"2\"}]\n---\n";
+    let classes = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: gpu-class}\nspec:\n  capabilities: {}\n  discovery: {}\n  resources: [{name: nvidia.com/gpu, quantity: \"2\"}]\n---\n";
     let runtime_with_classes = |engine: &str| {
         runtime(engine).replace(
             "  engineConfig:\n",
@@ -361,7 +375,7 @@ fn class_resources_and_multinode_merge() {
             "    leader: {nodeSelector: {node-role: leader}, runner: {name: leader, image: l}}\n    worker: {size: 2, runner: {name: worker, image: runtime-worker:v1}}\n"
         ),
         isvc(
-            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    worker: {size: 4, runner: {image: isvc-worker:v2, resources: {requests: {nvidia.com/gpu: 1}}}}\n"
+            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader: {}\n    worker: {size: 4, runner: {image: isvc-worker:v2, resources: {requests: {nvidia.com/gpu: 1}}}}\n"
         )
     ));
     assert_eq!(errors(&r), Vec::<&str>::new());
@@ -460,10 +474,10 @@ fn accelerator_selector_type_errors_keep_their_position() {
         [
             (
                 "spec.acceleratorSelector.constraints.minMemory".into(),
-                33,
+                35,
                 18
             ),
-            ("spec.engine.acceleratorOverride".into(), 35, 4),
+            ("spec.engine.acceleratorOverride".into(), 37, 4),
         ]
     );
     assert!(r.objects.is_empty());

@@ -26,7 +26,7 @@ fn runtime_label(r: &Rendering) -> Option<String> {
         .map(str::to_string)
 }
 
-const RUNTIME: &str = "spec:\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelArchitecture: llama, autoSelect: true}\n  engineConfig:\n    runner: {name: ome-container, image: i}\n";
+const RUNTIME: &str = "spec:\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelFramework: {name: transformers}, modelArchitecture: llama, autoSelect: true}\n  engineConfig:\n    runner: {name: ome-container, image: i}\n";
 
 fn runtime(kind: &str, name: &str, namespace: Option<&str>) -> String {
     let ns = namespace.map_or(String::new(), |n| format!("\n  namespace: {n}"));
@@ -41,7 +41,7 @@ fn isvc(runtime: &str) -> String {
     )
 }
 
-const MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: test-model, namespace: test-namespace}\nspec: {modelFormat: {name: llama, version: \"1.0.0\"}, modelArchitecture: llama, modelParameterSize: 7B}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: test-model}\nspec: {modelFormat: {name: different}}\n---\n";
+const MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: test-model, namespace: test-namespace}\nspec: {modelFormat: {name: llama, version: \"1.0.0\"}, modelFramework: {name: transformers}, modelArchitecture: llama, modelParameterSize: 7B, storage: {storageUri: \"hf://t/m\"}}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: test-model}\nspec: {modelFormat: {name: different}, storage: {storageUri: \"hf://t/d\"}}\n---\n";
 
 /// W06: the BaseModel in the namespace wins over the ClusterBaseModel of the same name.
 #[test]
@@ -133,7 +133,7 @@ fn inheritance() {
     let profile = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {ome.io/runtime-profile: \"true\"}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {name: ome-container, image: profile-image, command: [serve, --port=8080]}\n    tolerations: [{key: gpu, operator: Exists}]\n---\n";
     let child = |disabled: &str, extra: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: child\n  namespace: test-namespace\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n{disabled}  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelArchitecture: llama, autoSelect: true}}\n  engineConfig:\n    runner: {{name: ome-container, args: [--tp-size=1]{extra}}}\n---\n"
+            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: child\n  namespace: test-namespace\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n{disabled}  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelFramework: {{name: transformers}}, modelArchitecture: llama, autoSelect: true}}\n  engineConfig:\n    runner: {{name: ome-container, args: [--tp-size=1]{extra}}}\n---\n"
         )
     };
     let r = render(&format!(
@@ -204,7 +204,7 @@ fn inheritance() {
     assert!(render(&chain(5)).diags.is_empty());
     assert_eq!(
         messages(&render(&chain(6))),
-        ["Error: inheritance chain exceeds max depth 5: [r5 r4 r3 r2 r1 r0 ...]"]
+        ["Error: inheritance chain exceeds max depth 5 (chain: [r5 r4 r3 r2 r1])"]
     );
     // A missing parent.
     let r = render(&format!(

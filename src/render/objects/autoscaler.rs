@@ -1,45 +1,25 @@
-//! The component's autoscaler: replica bounds and the HorizontalPodAutoscaler
-//! (`autoscaling/v2`), as OME v1.3 resolves them (SEMANTICS.md, "Objects").
+//! The component's HorizontalPodAutoscaler (`autoscaling/v2`) as OME v1.3's HPA generator
+//! writes it (SEMANTICS.md#autoscaling), and the metadata OME gives the scalers it creates.
 
 use super::{ComponentNames, object_meta_map, rendered};
-use crate::diagnostics::{Code, Diagnostic};
 use crate::map;
 use crate::model::InferenceService;
-use crate::render::metadata::Meta;
+use crate::model::validate::inference_service::AUTOSCALER_CLASS_ANNOTATION;
+use crate::render::autoscaling::Autoscaling;
+use crate::render::metadata::{Meta, string_map_node};
 use crate::rendered::Rendered;
-use crate::yaml::Node;
+use crate::yaml::{Map, Node};
+use std::collections::BTreeMap;
 
-/// Replica bounds (SEMANTICS.md#choice-replica-bounds): the merged value, else the chart
-/// default.
-pub(crate) fn replicas(merged: &Node, router: bool) -> (i64, i64) {
-    let min = merged
-        .get("minReplicas")
-        .and_then(Node::as_i64)
-        .unwrap_or(1);
-    let max = merged
-        .get("maxReplicas")
-        .and_then(Node::as_i64)
-        .filter(|m| *m != 0)
-        .unwrap_or(if router { 2 } else { 3 });
-    (min, max)
-}
+/// The annotation in which OME records the label and annotation keys it copied onto a scaler.
+pub(crate) const PROPAGATED_KEYS_ANNOTATION: &str = "ome.io/autoscaler-propagated-metadata-keys";
 
-/// What drives a component's replica count.
-enum Autoscaling {
-    /// An HPA with these metrics (and behavior, when the component's `autoscaler` sets it).
-    Hpa {
-        metrics: Node,
-        behavior: Option<Node>,
-    },
-    /// Nothing ome-render creates (`External`/`None`, or the `external` annotation).
-    NoHpa,
-}
-
-fn cpu_metric(name: &str, target: i64) -> Node {
+/// A single `Resource cpu Utilization` metric.
+fn cpu_metric(target: i64) -> Node {
     Node::seq(vec![Node::map(map! {
         "type" => Node::str("Resource"),
         "resource" => Node::map(map! {
-            "name" => Node::str(name),
+            "name" => Node::str("cpu"),
             "target" => Node::map(map! {
                 "type" => Node::str("Utilization"),
                 "averageUtilization" => Node::int(target),
@@ -48,171 +28,82 @@ fn cpu_metric(name: &str, target: i64) -> Node {
     })])
 }
 
-/// v1.3: the component's `autoscaler` block first, else the `ome.io/autoscalerClass`
-/// annotation (`hpa` by default) with `ome.io/metrics` and
-/// `ome.io/targetUtilizationPercentage`.
-fn autoscaling(
-    isvc: &InferenceService,
+/// The metadata of a scaler: the component's labels, and its annotations with a legacy
+/// `ome.io/autoscalerClass` rewritten to the class in effect (`class`) and the keys OME
+/// copied recorded in `ome.io/autoscaler-propagated-metadata-keys`
+/// (`<label keys>|<annotation keys>`, each sorted and joined by commas).
+pub(crate) fn scaler_metadata(
     meta: &Meta,
-    merged: &Node,
-    default_target: i64,
-    field: &str,
-) -> Result<Autoscaling, Diagnostic> {
-    // Where an annotation was written: the component's wins over the InferenceService's.
-    let annotation_pos = |key: &str| {
-        merged
-            .at(&["annotations", key])
-            .or_else(|| isvc.annotations.get(key))
-            .map_or(isvc.pos, |n| n.pos)
-    };
-    let error = |message: String, at: Option<&Node>, f: String| {
-        let mut d = Diagnostic::error(Code::UnsupportedMode, message)
-            .object(isvc.object.clone())
-            .field(f);
-        if let Some(n) = at {
-            d = d.at(n.pos);
-        }
-        d
-    };
-    if let Some(policy) = merged.get("autoscalerPolicyRef").filter(|n| !n.is_zero()) {
-        return Err(error(
-            "autoscalerPolicyRef (alpha) is not rendered offline yet".to_string(),
-            Some(policy),
-            format!("{field}.autoscalerPolicyRef"),
-        )
-        .help("write the autoscaler inline in `autoscaler`"));
+    class: &str,
+) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let labels = meta.labels.clone();
+    let mut annotations = meta.annotations.clone();
+    if let Some(v) = annotations.get_mut(AUTOSCALER_CLASS_ANNOTATION) {
+        *v = class.to_string();
     }
-    if let Some(block) = merged.get("autoscaler").filter(|n| !n.is_zero()) {
-        return match block.get("class").and_then(Node::as_str) {
-            Some("HPA") => {
-                let metrics = block
-                    .at(&["hpa", "metrics"])
-                    .filter(|m| !m.is_zero())
-                    .cloned()
-                    .unwrap_or_else(|| cpu_metric("cpu", 80));
-                let behavior = block.at(&["hpa", "behavior"]).filter(|b| !b.is_zero()).cloned();
-                Ok(Autoscaling::Hpa { metrics, behavior })
-            }
-            Some("External" | "None") => Ok(Autoscaling::NoHpa),
-            Some("KEDA") => Err(error(
-                "KEDA autoscaling renders a KEDA ScaledObject, which ome-render does not render yet".into(),
-                Some(block),
-                format!("{field}.autoscaler.class"),
-            )),
-            other => Err(Diagnostic::error(
-                Code::InvalidField,
-                format!(
-                    "autoscaler class {} is not one of HPA|KEDA|External|None",
-                    other.map_or("(missing)".to_string(), |c| format!("\"{c}\""))
-                ),
-            )
-            .at(block.pos)
-            .object(isvc.object.clone())
-            .field(format!("{field}.autoscaler.class"))),
-        };
-    }
-    match meta
-        .annotations
-        .get("ome.io/autoscalerClass")
-        .map(String::as_str)
-    {
-        None | Some("" | "hpa") => {}
-        Some("external") => return Ok(Autoscaling::NoHpa),
-        Some("keda") => {
-            return Err(error(
-                "KEDA autoscaling renders a KEDA ScaledObject, which ome-render does not render yet".into(),
-                None,
-                "metadata.annotations.ome.io/autoscalerClass".into(),
-            )
-            .at(annotation_pos("ome.io/autoscalerClass")));
-        }
-        Some(other) => {
-            return Err(Diagnostic::error(
-                Code::InvalidField,
-                format!("ome.io/autoscalerClass must be hpa, keda or external, not `{other}`"),
-            )
-            .at(annotation_pos("ome.io/autoscalerClass"))
-            .object(isvc.object.clone())
-            .field("metadata.annotations.ome.io/autoscalerClass"));
-        }
-    }
-    let metric = match meta.annotations.get("ome.io/metrics").map(String::as_str) {
-        None | Some("") => "cpu",
-        Some(m @ ("cpu" | "memory")) => m,
-        Some(other) => {
-            return Err(Diagnostic::error(
-                Code::InvalidField,
-                format!("ome.io/metrics must be cpu or memory, not `{other}`"),
-            )
-            .at(annotation_pos("ome.io/metrics"))
-            .object(isvc.object.clone())
-            .field("metadata.annotations.ome.io/metrics"));
-        }
+    let join = |keys: Vec<&String>| {
+        keys.into_iter()
+            .map(String::as_str)
+            .filter(|k| *k != PROPAGATED_KEYS_ANNOTATION)
+            .collect::<Vec<_>>()
+            .join(",")
     };
-    let target = match meta.annotations.get("ome.io/targetUtilizationPercentage") {
-        Some(v) => match v.parse::<i64>() {
-            Ok(n) if (1..=100).contains(&n) => n,
-            _ => {
-                return Err(Diagnostic::error(
-                    Code::InvalidField,
-                    format!("ome.io/targetUtilizationPercentage must be a number from 1 to 100, not `{v}`"),
-                )
-                .at(annotation_pos("ome.io/targetUtilizationPercentage"))
-                .object(isvc.object.clone())
-                .field("metadata.annotations.ome.io/targetUtilizationPercentage"));
-            }
-        },
-        None => default_target,
-    };
-    Ok(Autoscaling::Hpa {
-        metrics: cpu_metric(metric, target),
-        behavior: None,
+    let tracked = format!(
+        "{}|{}",
+        join(labels.keys().collect()),
+        join(annotations.keys().collect())
+    );
+    annotations.insert(PROPAGATED_KEYS_ANNOTATION.to_string(), tracked);
+    (labels, annotations)
+}
+
+/// The scale target of a RawDeployment component: its Deployment.
+pub(crate) fn deployment_target(name: &str) -> Node {
+    Node::map(map! {
+        "apiVersion" => Node::str("apps/v1"),
+        "kind" => Node::str("Deployment"),
+        "name" => Node::str(name),
     })
 }
 
-/// The component's HPA (`autoscaling/v2`), unless its autoscaling is external. Problems are
-/// pushed to `diags`.
-#[allow(clippy::too_many_arguments)]
+/// The HPA `<isvc>-<component>`: the block's `hpa.metrics` and `hpa.behavior` as they are,
+/// else one CPU metric at the legacy target or `default_target`, and `behavior: {}`.
 pub(crate) fn hpa(
     isvc: &InferenceService,
     names: &ComponentNames<'_>,
     meta: &Meta,
-    merged: &Node,
+    autoscaling: &Autoscaling<'_>,
     (min, max): (i64, i64),
     default_target: i64,
-    diags: &mut Vec<Diagnostic>,
-    field: &str,
-) -> Option<Rendered> {
-    let (metrics, behavior) = match autoscaling(isvc, meta, merged, default_target, field) {
-        Ok(Autoscaling::Hpa { metrics, behavior }) => (metrics, behavior),
-        Ok(Autoscaling::NoHpa) => return None,
-        Err(d) => {
-            diags.push(d);
-            return None;
-        }
-    };
-    let min = min.max(1);
-    let max = max.max(min);
+) -> Rendered {
+    let hpa = autoscaling.block.and_then(|b| b.get("hpa"));
+    let metrics = hpa
+        .and_then(|h| h.get("metrics"))
+        .filter(|m| !m.is_zero())
+        .cloned()
+        .unwrap_or_else(|| cpu_metric(autoscaling.legacy_target.unwrap_or(default_target)));
+    let behavior = hpa
+        .and_then(|h| h.get("behavior"))
+        .filter(|b| !b.is_null())
+        .cloned()
+        .unwrap_or_else(|| Node::map(Map::new()));
+    let (labels, annotations) = scaler_metadata(meta, "hpa");
     let mut h = object_meta_map(
         "autoscaling/v2",
         "HorizontalPodAutoscaler",
         names.full,
         isvc,
-        Some((meta.labels_node(), meta.annotations_node())),
+        Some((string_map_node(&labels), string_map_node(&annotations))),
     );
-    let mut spec = map! {
-        "scaleTargetRef" => Node::map(map! {
-            "apiVersion" => Node::str("apps/v1"),
-            "kind" => Node::str("Deployment"),
-            "name" => Node::str(names.full),
+    h.insert(
+        "spec",
+        Node::map(map! {
+            "scaleTargetRef" => deployment_target(names.full),
+            "minReplicas" => Node::int(min),
+            "maxReplicas" => Node::int(max),
+            "metrics" => metrics,
+            "behavior" => behavior,
         }),
-        "minReplicas" => Node::int(min),
-        "maxReplicas" => Node::int(max),
-        "metrics" => metrics,
-    };
-    if let Some(b) = behavior {
-        spec.insert("behavior", b);
-    }
-    h.insert("spec", Node::map(spec));
-    Some(rendered(isvc, h))
+    );
+    rendered(isvc, h)
 }

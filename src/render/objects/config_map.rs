@@ -147,6 +147,7 @@ mod tests {
             pos: Default::default(),
             disabled: false,
             format: Some(crate::model::FormatRef {
+                parsed_version: None,
                 name: "safetensors".into(),
                 version: Some("1.0.0".into()),
                 operator: "Equal".into(),

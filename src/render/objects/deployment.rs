@@ -1,5 +1,6 @@
-//! The component's Deployment (`apps/v1`): selector `{app}`, no `replicas` (an autoscaler
-//! or the cluster owns them), OME's rolling-update default (SEMANTICS.md, "Objects").
+//! The component's Deployment (`apps/v1`): selector `{app}`, no `replicas` unless autoscaling
+//! is `class: None` (an autoscaler or the cluster owns them otherwise), OME's rolling-update
+//! default (SEMANTICS.md, "Objects").
 
 use super::{ComponentNames, app_selector, object_meta_map, rendered};
 use crate::map;
@@ -14,6 +15,7 @@ pub(crate) fn deployment(
     meta: &Meta,
     merged: &Node,
     pod_spec: Node,
+    replicas: Option<i64>,
 ) -> Rendered {
     let mut d = object_meta_map(
         "apps/v1",
@@ -44,22 +46,26 @@ pub(crate) fn deployment(
         "metadata" => Node::map(template_metadata(meta)),
         "spec" => pod_spec,
     };
-    d.insert(
-        "spec",
-        Node::map(map! {
-            "selector" => Node::map(map! { "matchLabels" => app_selector(names.app) }),
-            "strategy" => strategy,
-            "template" => Node::map(template),
-        }),
+    let mut spec = Map::new();
+    if let Some(n) = replicas {
+        spec.insert("replicas", Node::int(n));
+    }
+    spec.insert(
+        "selector",
+        Node::map(map! { "matchLabels" => app_selector(names.app) }),
     );
+    spec.insert("strategy", strategy);
+    spec.insert("template", Node::map(template));
+    d.insert("spec", Node::map(spec));
     rendered(isvc, d)
 }
 
-/// Pod template metadata: labels and annotations only (SEMANTICS.md#choice-template-metadata).
+/// Pod template metadata: labels (with `app` and the queue labels) and annotations only
+/// (SEMANTICS.md#choice-template-metadata).
 fn template_metadata(meta: &Meta) -> Map {
     let mut m = Map::new();
-    if !meta.labels.is_empty() {
-        m.insert("labels", meta.labels_node());
+    if !meta.pod_labels.is_empty() {
+        m.insert("labels", meta.pod_labels_node());
     }
     if !meta.annotations.is_empty() {
         m.insert("annotations", meta.annotations_node());

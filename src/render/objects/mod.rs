@@ -9,6 +9,7 @@ pub(crate) mod deployment;
 pub(crate) mod leader_worker_set;
 pub(crate) mod pdb;
 pub(crate) mod rbac;
+pub(crate) mod scaled_object;
 pub(crate) mod service;
 
 use crate::map;

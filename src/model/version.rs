@@ -99,12 +99,17 @@ pub(crate) fn compare(a: &Version, b: &Version) -> Ordering {
 /// - `Equal`, or either side unofficial: the versions compare equal (a missing part is 0).
 /// - Otherwise precision and `v` prefix must agree, then `GreaterThan` is entry > model,
 ///   `GreaterThanOrEqual` is entry ≥ model, and any other operator string means equality.
+#[cfg(test)]
 pub(crate) fn accepts(entry_version: &str, operator: &str, model_version: &str) -> bool {
-    let (Some(entry), Some(model)) = (Version::parse(entry_version), Version::parse(model_version))
-    else {
-        return false;
-    };
-    let order = compare(&entry, &model);
+    match (Version::parse(entry_version), Version::parse(model_version)) {
+        (Some(entry), Some(model)) => accepts_parsed(&entry, operator, &model),
+        _ => false,
+    }
+}
+
+/// [`accepts`] on versions parsed once, when their views were read.
+pub(crate) fn accepts_parsed(entry: &Version, operator: &str, model: &Version) -> bool {
+    let order = compare(entry, model);
     if operator == "Equal" || entry.is_unofficial() || model.is_unofficial() {
         return order == Ordering::Equal;
     }

@@ -1,0 +1,120 @@
+//! `ome-render tree RUNTIME` and `tree --isvc NS/NAME`: a runtime's inheritance tree and the
+//! InferenceServices that use it, in the layout of `kubectl ome runtime tree`
+//! (SEMANTICS.md#tree).
+
+use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
+use crate::cli::{ExplainFormat, GlobalArgs, TreeArgs};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::model::Scope;
+use crate::select::resolve::{Resolver, resolve};
+use crate::select::tree::{isvc_tree, render_json, render_table, runtime_tree, target};
+use std::io::Write;
+
+pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
+    let kind = match args.kind.as_deref() {
+        None => None,
+        Some("ClusterServingRuntime") => Some(Scope::Cluster),
+        Some("ServingRuntime") => Some(Scope::Namespaced),
+        Some(other) => {
+            return fatal(&format!(
+                "unsupported runtime kind \"{other}\" (supported: ServingRuntime, ClusterServingRuntime)"
+            ));
+        }
+    };
+    // With `--isvc` there is no RUNTIME: the first positional is a path.
+    let mut paths = args.paths.clone();
+    let runtime = match (&args.isvc, &args.runtime) {
+        (Some(_), Some(path)) => {
+            paths.insert(0, path.into());
+            None
+        }
+        (None, None) => return fatal("name a RUNTIME, or pass --isvc NAMESPACE/NAME"),
+        (_, r) => r.clone(),
+    };
+    let opts = options(global, &paths);
+    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
+        Ok(c) => c,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    let failed = catalogued.has_errors();
+    let crate::pipeline::Catalogued {
+        sources,
+        catalog,
+        mut diags,
+        ..
+    } = catalogued;
+    if failed {
+        report(&mut diags, &sources, global, Outcome::Checks, false);
+        return ExitStatus::InputErrors;
+    }
+    // Broken chains are part of the picture: they show as issues, not errors.
+    let (inherited, _) = crate::inherit::resolve_all(&catalog);
+    let resolver = Resolver::new(&catalog, &inherited);
+    let built = match (&args.isvc, runtime) {
+        (Some(target_isvc), _) => {
+            let (ns, name) = match target_isvc.split_once('/') {
+                Some((ns, name)) => (ns.to_string(), name.to_string()),
+                None => (opts.namespace.clone(), target_isvc.clone()),
+            };
+            let Some(isvc) = catalog
+                .inference_services
+                .iter()
+                .find(|i| i.lookup_namespace == ns && i.name == name)
+            else {
+                diags.push(Diagnostic::error(
+                    Code::InvalidInferenceService,
+                    format!("InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"),
+                ));
+                report(&mut diags, &sources, global, Outcome::Checks, false);
+                return ExitStatus::InputErrors;
+            };
+            match isvc_tree(&catalog, &resolver, isvc) {
+                Some(r) => r,
+                None => {
+                    // Say why, with the render's own diagnostics.
+                    let mut why = Vec::new();
+                    resolve(isvc, &catalog, &resolver, &mut why);
+                    diags.extend(why.into_iter().filter(Diagnostic::is_error));
+                    if !diags.iter().any(Diagnostic::is_error) {
+                        diags.push(
+                            Diagnostic::error(
+                                Code::RuntimeNotFound,
+                                format!(
+                                    "the runtime of InferenceService {ns}/{name} can't be resolved"
+                                ),
+                            )
+                            .at(isvc.pos)
+                            .object(isvc.object.clone()),
+                        );
+                    }
+                    report(&mut diags, &sources, global, Outcome::Checks, false);
+                    return ExitStatus::InputErrors;
+                }
+            }
+        }
+        (None, Some(name)) => match target(&catalog, &name, kind, &opts.namespace) {
+            Ok(t) => runtime_tree(&catalog, &resolver, t),
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(Code::RuntimeNotFound, e.to_string())
+                        .help("name a runtime among the inputs (and its namespace with -n for a ServingRuntime)"),
+                );
+                report(&mut diags, &sources, global, Outcome::Checks, false);
+                return ExitStatus::InputErrors;
+            }
+        },
+        (None, None) => return fatal("name a RUNTIME, or pass --isvc NAMESPACE/NAME"),
+    };
+    if report(&mut diags, &sources, global, Outcome::Checks, false) {
+        return ExitStatus::InputErrors;
+    }
+    let text = match args.format {
+        ExplainFormat::Table => render_table(&built, args.show_unattributed_users),
+        ExplainFormat::Json => render_json(&built, args.show_unattributed_users),
+    };
+    let written = {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    stdout_written(written)
+}

@@ -1,0 +1,35 @@
+//! The CRD schema of an AcceleratorClass (no OME webhook checks them): `capabilities` and
+//! `discovery` are required, and each of `resources` has a `name` (SEMANTICS.md#admission).
+
+use super::{Findings, present};
+use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::yaml::{Node, Pos};
+
+pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
+    let mut f = Findings::new(object, pos);
+    f.subdomain_name(root);
+    let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
+        return f.diags;
+    };
+    for key in ["capabilities", "discovery"] {
+        if present(spec, key).is_none() {
+            f.required(Code::InvalidField, spec.pos, &format!("spec.{key}"));
+        }
+    }
+    for (i, r) in spec
+        .get("resources")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+    {
+        if r.as_map().is_some() && present(r, "name").is_none() {
+            f.required(
+                Code::InvalidField,
+                r.pos,
+                &format!("spec.resources[{i}].name"),
+            );
+        }
+    }
+    f.diags
+}

@@ -1,0 +1,550 @@
+//! Go's parsing and quoting, where OME's messages quote Go's own errors or values: `%q`,
+//! `strconv.Atoi`, `time.ParseDuration`. Reproduced so ome-render's messages read exactly
+//! as OME's webhook writes them.
+
+/// Go's `%q` of a string (`strconv.Quote`): double quotes, with `"`, `\` and non-printable
+/// characters escaped.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if c.is_control() => {
+                if (c as u32) <= 0xffff {
+                    out.push_str(&format!("\\u{:04x}", c as u32));
+                } else {
+                    out.push_str(&format!("\\U{:08x}", c as u32));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `strconv.Atoi` on a 64-bit platform: an optional sign, then decimal digits. The
+/// error is Go's text (`strconv.Atoi: parsing "x": invalid syntax`).
+pub(crate) fn atoi(s: &str) -> Result<i64, String> {
+    let syntax = || format!("strconv.Atoi: parsing {}: invalid syntax", quote(s));
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(syntax());
+    }
+    s.strip_prefix('+')
+        .unwrap_or(s)
+        .parse::<i64>()
+        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", quote(s)))
+}
+
+/// Go's `time.ParseDuration`, in nanoseconds; the error is Go's text
+/// (`time: missing unit in duration "30"`).
+pub(crate) fn parse_duration(orig: &str) -> Result<i128, String> {
+    let invalid = || format!("time: invalid duration {}", quote(orig));
+    let mut s = orig;
+    let mut neg = false;
+    if let Some(rest) = s.strip_prefix('-') {
+        neg = true;
+        s = rest;
+    } else if let Some(rest) = s.strip_prefix('+') {
+        s = rest;
+    }
+    if s == "0" {
+        return Ok(0);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    const LIMIT: u128 = 1 << 63;
+    let mut total: u128 = 0;
+    while !s.is_empty() {
+        let b = s.as_bytes()[0];
+        if !(b == b'.' || b.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
+        let (int_part, rest) = s.split_at(int_len);
+        let mut v: u128 = 0;
+        for d in int_part.bytes() {
+            v = v * 10 + u128::from(d - b'0');
+            if v > LIMIT {
+                return Err(invalid());
+            }
+        }
+        s = rest;
+        let mut frac: u128 = 0;
+        let mut scale: f64 = 1.0;
+        let mut post = false;
+        if let Some(rest) = s.strip_prefix('.') {
+            let frac_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+            post = frac_len > 0;
+            let (digits, rest) = rest.split_at(frac_len);
+            let mut overflow = false;
+            for d in digits.bytes() {
+                if overflow {
+                    continue;
+                }
+                if frac > (LIMIT - 1) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                frac = frac * 10 + u128::from(d - b'0');
+                scale *= 10.0;
+            }
+            s = rest;
+        }
+        if int_len == 0 && !post {
+            return Err(invalid());
+        }
+        let unit_len = s
+            .char_indices()
+            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
+            .map_or(s.len(), |(i, _)| i);
+        if unit_len == 0 {
+            return Err(format!("time: missing unit in duration {}", quote(orig)));
+        }
+        let (unit, rest) = s.split_at(unit_len);
+        s = rest;
+        let unit_ns: u128 = match unit {
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    quote(unit),
+                    quote(orig)
+                ));
+            }
+        };
+        if v > LIMIT / unit_ns {
+            return Err(invalid());
+        }
+        v *= unit_ns;
+        if frac > 0 {
+            v += (frac as f64 * (unit_ns as f64 / scale)) as u128;
+            if v > LIMIT {
+                return Err(invalid());
+            }
+        }
+        total += v;
+        if total > LIMIT {
+            return Err(invalid());
+        }
+    }
+    if neg {
+        return Ok(-(total as i128));
+    }
+    if total > LIMIT - 1 {
+        return Err(invalid());
+    }
+    Ok(total as i128)
+}
+
+/// Plain Levenshtein distance over bytes (insert, delete, substitute), as OME's
+/// did-you-mean check computes it.
+#[cfg(test)]
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut curr = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        curr[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            curr[j + 1] = (prev[j + 1] + 1).min(curr[j] + 1).min(prev[j] + cost);
+        }
+        std::mem::swap(&mut prev, &mut curr);
+    }
+    prev[b.len()]
+}
+
+/// The Levenshtein distance of `a` and `b` when it is at most `max`, else `None`, cheaply:
+/// strings whose lengths differ by more than `max` are not compared, only the cells within
+/// `max` of the diagonal are computed (the others can't lead to a distance of `max` or less),
+/// and the table stops at the first row whose every cell is above `max`.
+pub(crate) fn levenshtein_within(a: &str, b: &str, max: usize) -> Option<usize> {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    let over = max + 1;
+    // Row i holds the distances of a[..i] to b[..j]; cells off the band stay `over`.
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(over)).collect();
+    let mut curr = vec![over; b.len() + 1];
+    for i in 1..=a.len() {
+        let lo = i.saturating_sub(max).max(1);
+        let hi = (i + max).min(b.len());
+        curr.iter_mut().for_each(|c| *c = over);
+        curr[0] = i.min(over);
+        let mut row_min = curr[0];
+        for j in lo..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let d = (prev[j] + 1).min(curr[j - 1] + 1).min(prev[j - 1] + cost);
+            curr[j] = d.min(over);
+            row_min = row_min.min(curr[j]);
+        }
+        if row_min > max {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut curr);
+    }
+    Some(prev[b.len()]).filter(|d| *d <= max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bounded_distance_agrees_with_the_full_one() {
+        let words = [
+            "ome.io/retry-on",
+            "ome.io/retry-one",
+            "ome.io/retry-attempts",
+            "ome.io/timeout-idle",
+            "ome.io/timeout-idel",
+            "",
+            "ab",
+            "ba",
+        ];
+        for a in words {
+            for b in words {
+                let full = levenshtein(a, b);
+                assert_eq!(
+                    levenshtein_within(a, b, 2),
+                    (full <= 2).then_some(full),
+                    "{a} {b}"
+                );
+            }
+        }
+        // Every pair of short strings over a small alphabet, for bounds 0 to 3.
+        let mut all = vec![String::new()];
+        for len in 1..=4 {
+            let mut n = 1;
+            for _ in 0..len {
+                n *= 3;
+            }
+            for code in 0..n {
+                let mut c = code;
+                let w: String = (0..len)
+                    .map(|_| {
+                        let ch = b"abc"[c % 3] as char;
+                        c /= 3;
+                        ch
+                    })
+                    .collect();
+                all.push(w);
+            }
+        }
+        for a in &all {
+            for b in &all {
+                let full = levenshtein(a, b);
+                for max in 0..=3 {
+                    assert_eq!(
+                        levenshtein_within(a, b, max),
+                        (full <= max).then_some(full),
+                        "{a} {b} {max}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quote_escapes_as_go_does() {
+        assert_eq!(quote("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(quote("tab\there"), r#""tab\there""#);
+        assert_eq!(quote("é"), "\"é\"");
+        assert_eq!(quote("\u{1}"), r#""\x01""#);
+    }
+
+    #[test]
+    fn atoi_takes_a_sign_and_digits_only() {
+        assert_eq!(atoi("42"), Ok(42));
+        assert_eq!(atoi("+5"), Ok(5));
+        assert_eq!(atoi("-3"), Ok(-3));
+        assert_eq!(
+            atoi("4.5"),
+            Err(r#"strconv.Atoi: parsing "4.5": invalid syntax"#.into())
+        );
+        assert_eq!(
+            atoi(""),
+            Err(r#"strconv.Atoi: parsing "": invalid syntax"#.into())
+        );
+        assert_eq!(
+            atoi("99999999999999999999"),
+            Err(r#"strconv.Atoi: parsing "99999999999999999999": value out of range"#.into())
+        );
+    }
+
+    #[test]
+    fn durations_parse_and_fail_as_in_go() {
+        assert_eq!(parse_duration("30s"), Ok(30_000_000_000));
+        assert_eq!(parse_duration("1h30m"), Ok(5_400_000_000_000));
+        assert_eq!(parse_duration("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_duration("-2ms"), Ok(-2_000_000));
+        assert_eq!(parse_duration("0"), Ok(0));
+        assert_eq!(
+            parse_duration("30"),
+            Err(r#"time: missing unit in duration "30""#.into())
+        );
+        assert_eq!(
+            parse_duration("5x"),
+            Err(r#"time: unknown unit "x" in duration "5x""#.into())
+        );
+        assert_eq!(
+            parse_duration(""),
+            Err(r#"time: invalid duration """#.into())
+        );
+        assert_eq!(
+            parse_duration("s"),
+            Err(r#"time: invalid duration "s""#.into())
+        );
+    }
+
+    #[test]
+    fn levenshtein_counts_edits() {
+        assert_eq!(levenshtein("ome.io/retry-on", "ome.io/retry-on"), 0);
+        assert_eq!(levenshtein("ome.io/retyr-on", "ome.io/retry-on"), 2);
+        assert_eq!(levenshtein("ome.io/retry-onn", "ome.io/retry-on"), 1);
+        assert_eq!(levenshtein("", "abc"), 3);
+    }
+}
+
+/// A JSON value as Go's `encoding/json` token stream sees it: objects keep their members in
+/// order, duplicates included (OME's decoders reject duplicates themselves).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Json {
+    Null,
+    Bool(bool),
+    Number(String),
+    Str(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+/// Parses one JSON value followed by nothing but whitespace. The error reads like Go's
+/// (`unexpected EOF`, `invalid character 'x' looking for beginning of value`,
+/// `unexpected trailing data`).
+pub(crate) fn parse_json(text: &str) -> Result<Json, String> {
+    let mut p = JsonParser {
+        bytes: text.as_bytes(),
+        i: 0,
+    };
+    p.ws();
+    if p.i == p.bytes.len() {
+        return Err("EOF".into());
+    }
+    let v = p.value()?;
+    p.ws();
+    if p.i != p.bytes.len() {
+        return Err("unexpected trailing data".into());
+    }
+    Ok(v)
+}
+
+struct JsonParser<'a> {
+    bytes: &'a [u8],
+    i: usize,
+}
+
+impl JsonParser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.bytes.len()
+            && matches!(self.bytes[self.i], b' ' | b'\t' | b'\n' | b'\r')
+        {
+            self.i += 1;
+        }
+    }
+
+    fn invalid(&self, what: &str) -> String {
+        match self.bytes.get(self.i) {
+            None => "unexpected EOF".into(),
+            Some(b) => format!("invalid character {} {what}", char_literal(*b)),
+        }
+    }
+
+    fn value(&mut self) -> Result<Json, String> {
+        self.ws();
+        match self.bytes.get(self.i) {
+            None => Err("unexpected EOF".into()),
+            Some(b'{') => {
+                self.i += 1;
+                let mut members = Vec::new();
+                self.ws();
+                if self.bytes.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Json::Object(members));
+                }
+                loop {
+                    self.ws();
+                    if self.bytes.get(self.i) != Some(&b'"') {
+                        return Err(self.invalid("looking for beginning of object key string"));
+                    }
+                    let key = self.string()?;
+                    self.ws();
+                    if self.bytes.get(self.i) != Some(&b':') {
+                        return Err(self.invalid("after object key"));
+                    }
+                    self.i += 1;
+                    let v = self.value()?;
+                    members.push((key, v));
+                    self.ws();
+                    match self.bytes.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Json::Object(members));
+                        }
+                        _ => return Err(self.invalid("after object key:value pair")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.bytes.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Json::Array(items));
+                }
+                loop {
+                    items.push(self.value()?);
+                    self.ws();
+                    match self.bytes.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Json::Array(items));
+                        }
+                        _ => return Err(self.invalid("after array element")),
+                    }
+                }
+            }
+            Some(b'"') => Ok(Json::Str(self.string()?)),
+            Some(b't') => self.literal("true", Json::Bool(true)),
+            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b'n') => self.literal("null", Json::Null),
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.i;
+                self.i += 1;
+                while self.i < self.bytes.len()
+                    && matches!(
+                        self.bytes[self.i],
+                        b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'
+                    )
+                {
+                    self.i += 1;
+                }
+                let text = String::from_utf8_lossy(&self.bytes[start..self.i]).into_owned();
+                Ok(Json::Number(text))
+            }
+            Some(_) => Err(self.invalid("looking for beginning of value")),
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Json) -> Result<Json, String> {
+        for (j, want) in word.bytes().enumerate() {
+            match self.bytes.get(self.i + j) {
+                Some(b) if *b == want => {}
+                Some(b) => {
+                    return Err(format!(
+                        "invalid character {} in literal {word} (expecting {})",
+                        char_literal(*b),
+                        char_literal(want)
+                    ));
+                }
+                None => return Err("unexpected EOF".into()),
+            }
+        }
+        self.i += word.len();
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        // At the opening quote.
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            match self.bytes.get(self.i) {
+                None => return Err("unexpected EOF".into()),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(String::from_utf8_lossy(&out).into_owned());
+                }
+                Some(b'\\') => {
+                    let Some(&e) = self.bytes.get(self.i + 1) else {
+                        return Err("unexpected EOF".into());
+                    };
+                    self.i += 2;
+                    match e {
+                        b'"' => out.push(b'"'),
+                        b'\\' => out.push(b'\\'),
+                        b'/' => out.push(b'/'),
+                        b'n' => out.push(b'\n'),
+                        b't' => out.push(b'\t'),
+                        b'r' => out.push(b'\r'),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'u' => {
+                            let hex = self.bytes.get(self.i..self.i + 4).unwrap_or(&[]);
+                            let code = std::str::from_utf8(hex)
+                                .ok()
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .ok_or_else(|| {
+                                    "invalid character in \\u hexadecimal character escape"
+                                        .to_string()
+                                })?;
+                            self.i += 4;
+                            let c = char::from_u32(code).unwrap_or('\u{fffd}');
+                            let mut buf = [0; 4];
+                            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                        }
+                        other => {
+                            return Err(format!(
+                                "invalid character {} in string escape code",
+                                char_literal(other)
+                            ));
+                        }
+                    }
+                }
+                Some(&b) if b < 0x20 => {
+                    return Err(format!(
+                        "invalid character {} in string literal",
+                        char_literal(b)
+                    ));
+                }
+                Some(&b) => {
+                    out.push(b);
+                    self.i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A byte as Go's JSON errors quote it: `'x'`.
+fn char_literal(b: u8) -> String {
+    match b {
+        b'\'' => "'\\''".into(),
+        b'"' => "'\"'".into(),
+        b if b.is_ascii_graphic() || b == b' ' => format!("'{}'", b as char),
+        b => format!("'\\x{b:02x}'"),
+    }
+}

@@ -1,0 +1,64 @@
+"""Checks the rendered kinds kubernetes-validate has no schema for, before it runs.
+
+Reads a YAML stream on standard input. A KEDA ScaledObject or a LeaderWorkerSet is checked
+against its schema in `schemas/` (unknown fields, types, required fields, enums); the two pod
+templates of a LeaderWorkerSet are written out as v1 PodTemplates, so kubernetes-validate
+checks them like a Deployment's. Every other document is written out unchanged. A line
+`passed for resource <kind>/<name>` is printed on standard error for each checked object;
+any schema error ends the run with exit 1.
+"""
+
+import json
+import pathlib
+import sys
+
+import jsonschema
+import yaml
+
+HERE = pathlib.Path(__file__).parent
+SCHEMAS = {
+    ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject.json",
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "leaderworkerset.json",
+}
+
+
+def main():
+    docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
+    out = []
+    failed = False
+    for doc in docs:
+        key = (doc.get("apiVersion"), doc.get("kind"))
+        if key not in SCHEMAS:
+            out.append(doc)
+            continue
+        schema = json.loads((HERE / "schemas" / SCHEMAS[key]).read_text())
+        name = doc.get("metadata", {}).get("name", "?")
+        errors = sorted(
+            jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path)
+        )
+        for e in errors:
+            path = ".".join(str(p) for p in e.path)
+            print(f"ERROR {key[1]}/{name} {path}: {e.message}", file=sys.stderr)
+            failed = True
+        if not errors:
+            print(f"passed for resource {key[1].lower()}/{name}", file=sys.stderr)
+        if key[1] == "LeaderWorkerSet":
+            lwt = doc["spec"]["leaderWorkerTemplate"]
+            for part in ("leaderTemplate", "workerTemplate"):
+                if part in lwt:
+                    out.append(
+                        {
+                            "apiVersion": "v1",
+                            "kind": "PodTemplate",
+                            "metadata": {
+                                "name": f"{name}-{part.removesuffix('Template')}",
+                                "namespace": doc["metadata"]["namespace"],
+                            },
+                            "template": lwt[part],
+                        }
+                    )
+    yaml.safe_dump_all(out, sys.stdout, sort_keys=False)
+    sys.exit(1 if failed else 0)
+
+
+main()
