@@ -22,7 +22,8 @@ pub const VERSION: &str = env!("OME_RENDER_VERSION");
         or Flux to apply. Reads ClusterBaseModels, BaseModels, ServingRuntimes, \
         ClusterServingRuntimes, AcceleratorClasses and InferenceServices beside ordinary objects, \
         which pass through unchanged.\n\nExit codes: 0 rendered (warnings allowed), 1 the input \
-        has errors or renders nothing (nothing is written), 2 bad usage or a failure of the tool.",
+        has errors or renders nothing (nothing is written), 2 bad usage or a failure of the tool; \
+        `diff --exit-code`: 3 when the renders differ.",
     after_help = "A path named like a subcommand is read as a path after `--` or as `./check`."
 )]
 pub struct Cli {

@@ -166,6 +166,15 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             ("format and write", clock.elapsed()),
         ];
         let mut stderr = std::io::stderr().lock();
+        for (side, rendering) in [("base", &base), ("head", &head)] {
+            for (stage, took) in &rendering.timings {
+                let _ = writeln!(
+                    stderr,
+                    "timing: {side}: {stage}: {:.1} ms",
+                    took.as_secs_f64() * 1e3
+                );
+            }
+        }
         for (stage, took) in stages {
             let _ = writeln!(
                 stderr,

@@ -33,15 +33,17 @@ pub(crate) struct Options {
     pub(crate) allow_empty: bool,
     /// Each object goes to a file of its own: check that it can.
     pub(crate) file_per_object: bool,
-    /// Also return what each InferenceService resolved to and a fingerprint of each
-    /// consumed input, for `diff` to attribute changes (off for a render: it costs a little).
+    /// For `diff`: also return what each InferenceService resolved to and a fingerprint of
+    /// each consumed input, to attribute changes, and leave the objects in render order
+    /// (`diff` orders only what differs). Off for a render.
     pub(crate) trace: bool,
     /// Applied to each object's tree before it is serialised (`diff`: ignored fields, Secret
     /// values).
     pub(crate) normalise: Option<Normalise>,
 }
 
-/// The result of a run: objects in output order, and every diagnostic, sorted.
+/// The result of a run: objects in output order (in render order with `Options::trace`), and
+/// every diagnostic, sorted.
 #[derive(Debug, Default)]
 pub(crate) struct Rendering {
     pub(crate) sources: Sources,
@@ -290,7 +292,10 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
     }
-    emit::sort(&mut objects);
+    // `diff` orders only what differs; the output order is for writing.
+    if !options.trace {
+        emit::sort(&mut objects);
+    }
     crate::diagnostics::sort(&mut diags);
     lap("check, filter and sort");
     Rendering {
