@@ -7,6 +7,7 @@
 //! when they changed, to itself when it was edited, and to its runtime choice when that
 //! changed. A resource *reaches* the InferenceServices attributed to it.
 
+use super::normalise::FxBuild;
 use super::{Cause, Change, Group, Side};
 use crate::catalog::ResourceId;
 use crate::select::resolve::ResolvedIsvc;
@@ -103,7 +104,7 @@ fn changed_resources(base: &Side<'_>, head: &Side<'_>) -> BTreeMap<ResourceId, C
 pub(crate) fn attribute<'a>(groups: &mut [Group], base: &Side<'a>, head: &Side<'a>) -> Impact {
     let changed = changed_resources(base, head);
     let settings_changed = base.settings != head.settings;
-    let index = |side: &Side<'a>| -> HashMap<&'a ResourceId, &'a ResolvedIsvc> {
+    let index = |side: &Side<'a>| -> HashMap<&'a ResourceId, &'a ResolvedIsvc, FxBuild> {
         side.resolved.iter().map(|r| (&r.isvc, r)).collect()
     };
     let (base_index, head_index) = (index(base), index(head));

@@ -19,6 +19,7 @@ use crate::rendered::{Body, Rendered};
 use crate::select::resolve::ResolvedIsvc;
 use impact::Impact;
 use lines::LineDiff;
+use normalise::FxBuild;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -207,7 +208,7 @@ fn group_of(o: &Rendered, namespace: &str) -> Option<ResourceId> {
 
 /// Compares two renders.
 pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
-    let index: HashMap<Key<'_>, usize> = base
+    let index: HashMap<Key<'_>, usize, FxBuild> = base
         .objects
         .iter()
         .enumerate()
