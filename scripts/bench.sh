@@ -36,13 +36,13 @@ stream_of() { # dir: one file holding every document of the corpus, in walk orde
   echo "$file"
 }
 
-changed_copy() { # dir: a copy as a pull request changes it — 5 runtimes (an argument),
+changed_copy() { # dir: a copy as a pull request changes it — 5 runtimes (the first image),
   # 5 models (the storage path), one runtime's priority (which can move auto-selections)
   local copy=$1-changed
   if [ ! -d "$copy" ]; then
     rm -rf "$copy.new"; cp -r "$1" "$copy.new"
     find "$copy.new/runtimes" -name '*.yaml' -path '*srt*' | LC_ALL=C sort | awk 'NR <= 5' |
-      xargs sed -i 's/--mem-frac=0.9$/--mem-frac=0.85/'
+      xargs sed -i '0,/^\( *\)image: \(.*\)$/s//\1image: \2-patched/'
     find "$copy.new/runtimes" -name '*.yaml' -path '*vllm*' | LC_ALL=C sort | awk 'NR == 1' |
       xargs sed -i '0,/priority: 1$/s//priority: 9/'
     find "$copy.new/models" -name '*.yaml' | LC_ALL=C sort | awk 'NR <= 5' |
