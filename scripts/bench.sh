@@ -82,24 +82,11 @@ elif [ -z "$quick" ]; then
   case_ threads-1 "env RAYON_NUM_THREADS=1 $ome -q $main"
   case_ threads-2 "env RAYON_NUM_THREADS=2 $ome -q $main"
   case_ tiny "$ome -q examples/llama-demo"
-  if "$ome" krm --help >/dev/null 2>&1; then
-    list=$main.resourcelist.yaml
-    [ -f "$list" ] || python3 - "$stream" "$list" <<'PY'
-import sys
-# A ResourceList of every document, items indented under `items:` (no re-serialisation).
-docs = open(sys.argv[1]).read().split("\n---\n")
-with open(sys.argv[2], "w") as out:
-    out.write("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
-    for d in docs:
-        lines = [l for l in d.splitlines() if l.strip() and not l.lstrip().startswith("#")]
-        if not lines:
-            continue
-        out.write("- " + lines[0] + "\n")
-        for l in lines[1:]:
-            out.write("  " + l + "\n")
-PY
-    case_ krm "$ome krm <$list"
-  fi
+  list=$main.resourcelist.yaml   # as kpt sends it: every document an item, with its path
+  python=target/python-tools/bin/python3   # PyYAML, installed by `cargo test`
+  [ -x "$python" ] || python=python3
+  [ -f "$list" ] || "$python" scripts/krm-list.py "$main" >"$list"
+  case_ krm "target/release/ome-render-krm <$list"
   case_ diff "$ome -q diff $main $(changed_copy "$main")"
 fi
 

@@ -78,21 +78,19 @@ pub enum Command {
     /// Show a runtime's inheritance tree and the InferenceServices that use it, like
     /// `kubectl ome runtime tree`.
     Tree(TreeArgs),
+    /// Run as a KRM function (kustomize, kpt): a ResourceList on standard input, a
+    /// ResourceList on standard output. `ome-render-krm` with no arguments does the same.
+    Krm,
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how
 /// problems are reported.
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
-    /// The namespace of namespaced objects written without one.
-    #[arg(
-        short = 'n',
-        long,
-        global = true,
-        default_value = "default",
-        value_name = "NAMESPACE"
-    )]
-    pub namespace: String,
+    /// The namespace of namespaced objects written without one (default: the Argo CD
+    /// application's namespace under the plugin, else `default`).
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// The renderer settings file (default: `ome-render.yaml` in the first path, or beside
     /// it when the path is a file or `-`).
     #[arg(long, global = true, value_name = "FILE")]
@@ -160,6 +158,10 @@ pub struct RenderArgs {
     /// everything, so this is an error by default).
     #[arg(long)]
     pub allow_empty: bool,
+    /// Write nothing: compare PATH (the file `-o` or the directory `--output-dir` wrote
+    /// before) with a fresh render, and exit 1 with a unified diff when it is stale.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["output", "output_dir"])]
+    pub check: Option<PathBuf>,
     /// Print how long each stage took to standard error.
     #[arg(long, hide = true)]
     pub timings: bool,

@@ -140,7 +140,7 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
         &side(&head),
         &diff::Options {
             context: args.unified,
-            namespace: global.namespace.clone(),
+            namespace: opts_namespace(global),
         },
     );
     let compared = clock.elapsed();
@@ -186,6 +186,11 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
     // As `render` does: freeing both renders costs time for nothing right before exit.
     std::mem::forget((base, head, report));
     status
+}
+
+/// The namespace of objects written without one, as the pipeline applies it.
+fn opts_namespace(global: &GlobalArgs) -> String {
+    options(global, &[]).namespace
 }
 
 /// `ome-render diff BASE HEAD`.

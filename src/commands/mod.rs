@@ -7,9 +7,11 @@
     reason = "commands read standard input and the environment, and print diagnostics"
 )]
 
+pub(crate) mod argocd;
 pub(crate) mod diff;
 pub(crate) mod effective;
 pub(crate) mod explain;
+pub(crate) mod krm;
 pub(crate) mod model_metadata;
 pub(crate) mod pin;
 pub(crate) mod render;
@@ -54,9 +56,15 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
             "paths and render flags (-o, --format, --kinds, …) go after the subcommand, e.g. `ome-render render -o out.yaml DIR`; the global flags (--strict, -n, …) go anywhere",
         );
     }
+    // Under Argo CD's config management plugin, its environment supplies defaults.
+    let plugin = argocd::PluginEnv::read();
+    let global = &match plugin.global(global) {
+        Ok(g) => g,
+        Err(message) => return fatal(&message),
+    };
     match &cli.command {
-        None => render::render(global, &cli.render),
-        Some(Command::Render(args)) => render::render(global, args),
+        None => render::render(global, &plugin.render(&cli.render)),
+        Some(Command::Render(args)) => render::render(global, &plugin.render(args)),
         Some(Command::Check(args)) => render::check(global, args),
         Some(Command::Explain(args)) if args.effective => effective::effective(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
@@ -66,6 +74,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
+        Some(Command::Krm) => krm::krm(global),
     }
 }
 
@@ -79,7 +88,10 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             settings: global.settings.clone(),
             relocated: Vec::new(),
         },
-        namespace: global.namespace.clone(),
+        namespace: global
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".to_string()),
         ..Options::default()
     }
 }

@@ -4,9 +4,12 @@
 
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{CheckArgs, GlobalArgs, RenderArgs};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::{self, Target, WriteError};
+use crate::load;
 use crate::pipeline::{self, Rendering};
 use std::io::Write;
+use std::path::Path;
 use std::time::Instant;
 
 /// Where `-o` and `--output-dir` send the output: `-o` names a file, or a directory when it
@@ -40,7 +43,13 @@ fn unknown_kinds(rendering: &Rendering) -> Option<ExitStatus> {
 }
 
 pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
+    if let Some(path) = &args.check {
+        return check_committed(global, args, path);
+    }
     let target = target(args);
+    if let Err(message) = emit::check_target(&target, &args.paths) {
+        return fatal(&message);
+    }
     let format = args.format.into();
     let mut opts = options(global, &args.paths);
     opts.keep_ome = args.keep_ome;
@@ -95,6 +104,8 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
 pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
     let mut opts = options(global, &args.paths);
     opts.allow_empty = args.allow_empty;
+    // Serialised as a render would be, so the checks of the written output run too (`${`).
+    opts.serialise = Some(crate::emit::Format::Yaml);
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),
@@ -110,5 +121,80 @@ pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
         ExitStatus::InputErrors
     } else {
         ExitStatus::Success
+    }
+}
+
+/// `render --check PATH`: render as `-o PATH` or `--output-dir PATH` would, write nothing,
+/// and compare with what PATH holds; stale is exit 1 with the unified diff on standard
+/// output (SEMANTICS.md#check).
+fn check_committed(global: &GlobalArgs, args: &RenderArgs, path: &Path) -> ExitStatus {
+    let committed = match load::read_committed(path) {
+        Ok(c) => c,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    let shown = path.to_string_lossy().into_owned();
+    let is_dir = emit::stale::is_dir(&shown, &committed);
+    let format = args.format.into();
+    let mut opts = options(global, &args.paths);
+    opts.keep_ome = args.keep_ome;
+    opts.kinds = args.kinds.clone();
+    opts.serialise = Some(format);
+    opts.allow_empty = args.allow_empty;
+    opts.file_per_object = is_dir;
+    let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
+        Ok(r) => r,
+        Err(e) => return fatal(&e.to_string()),
+    };
+    if let Some(status) = unknown_kinds(&rendering) {
+        return status;
+    }
+    let has_errors = rendering.diags.iter().any(Diagnostic::is_error);
+    let stale = if has_errors {
+        None
+    } else {
+        emit::stale::compare(&shown, &committed, &rendering.objects, format)
+    };
+    if let Some(stale) = &stale {
+        let (what, again) = if is_dir {
+            (
+                format!("{} of {shown}", files(stale.files)),
+                format!("ome-render --output-dir {shown}"),
+            )
+        } else {
+            (shown.clone(), format!("ome-render -o {shown}"))
+        };
+        rendering.diags.push(
+            Diagnostic::error(
+                Code::StaleOutput,
+                format!("{what} differ from a fresh render: the committed render is stale"),
+            )
+            .help(format!(
+                "render again (`{again} …` with the same paths and flags) and commit the result; the diff is on standard output"
+            )),
+        );
+    }
+    let failed = report(
+        &mut rendering.diags,
+        &rendering.sources,
+        global,
+        Outcome::Checks,
+        stale.is_some(),
+    );
+    if let Some(stale) = stale {
+        let _ = stdout_written(emit::write_text(&stale.diff));
+        return ExitStatus::InputErrors;
+    }
+    if failed {
+        ExitStatus::InputErrors
+    } else {
+        ExitStatus::Success
+    }
+}
+
+fn files(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
     }
 }

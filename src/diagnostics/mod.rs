@@ -157,6 +157,17 @@ pub(crate) enum Code {
     /// A field or annotation OME v1.3 removed or changed in meaning; the help names the v1.3
     /// replacement (SEMANTICS.md#migration).
     Migration,
+    /// A rendered object contains `${`, which Flux's post-build substitution would rewrite
+    /// (SEMANTICS.md#choice-flux-substitution).
+    FluxSubstitution,
+    /// `render --check`: the committed render differs from a fresh one
+    /// (SEMANTICS.md#check).
+    StaleOutput,
+    /// The KRM function's standard input is not a ResourceList it can read
+    /// (SEMANTICS.md#krm-function).
+    KrmResourceList,
+    /// The KRM function's `functionConfig` is invalid (SEMANTICS.md#krm-function).
+    KrmFunctionConfig,
 }
 
 impl Code {
@@ -225,6 +236,10 @@ impl Code {
             Code::ModelInvalid => "ome::model::invalid",
             Code::Reconcile => "ome::render::reconcile",
             Code::Migration => "ome::input::migration",
+            Code::FluxSubstitution => "ome::output::flux-substitution",
+            Code::StaleOutput => "ome::output::stale",
+            Code::KrmResourceList => "ome::krm::resource-list",
+            Code::KrmFunctionConfig => "ome::krm::function-config",
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Checks of the output as a whole, before anything is written: no two objects may share
-//! an identity, and in an output directory every object needs a file name of its own.
+//! an identity, in an output directory every object needs a file name of its own, and
+//! rendered objects should hold nothing Flux's post-build substitution would rewrite.
 
 use super::{Format, file_name};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::rendered::Rendered;
+use crate::rendered::{Body, Rendered};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Two rendered objects with the same identity (SEMANTICS.md, "Objects"): an error naming
@@ -91,6 +93,127 @@ pub(crate) fn file_names(objects: &[Rendered], format: Format, diags: &mut Vec<D
             );
         } else {
             seen.insert(name, o);
+        }
+    }
+}
+
+/// The label or annotation that turns Flux's post-build substitution off for an object.
+const FLUX_SUBSTITUTE_KEY: &str = "kustomize.toolkit.fluxcd.io/substitute";
+
+/// The first line of `bytes` holding `${`, trimmed, if any.
+fn substitution_line(bytes: &[u8]) -> Option<&str> {
+    let mut from = 0;
+    let at = loop {
+        let at = from + bytes[from..].iter().position(|&b| b == b'$')?;
+        if bytes.get(at + 1) == Some(&b'{') {
+            break at;
+        }
+        from = at + 1;
+    };
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
+    std::str::from_utf8(&bytes[start..end]).ok().map(str::trim)
+}
+
+/// A rendered object whose serialised form holds `${`: Flux's post-build substitution
+/// (`spec.postBuild`) would replace `${VAR}` with a variable's value, or with nothing, when
+/// it applies the object (SEMANTICS.md#choice-flux-substitution). A warning per object,
+/// unless the object opts out with `kustomize.toolkit.fluxcd.io/substitute: disabled`.
+/// Objects passed through are the user's own, written for whatever substitution they
+/// intend, and are not checked.
+pub(crate) fn flux_substitution(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
+    let found: Vec<Diagnostic> = objects
+        .par_iter()
+        .filter(|o| o.source.is_some())
+        .filter_map(|o| {
+            let Body::Bytes(bytes) = &o.body else {
+                return None;
+            };
+            let line = substitution_line(bytes)?;
+            let opted_out = std::str::from_utf8(bytes).is_ok_and(|text| {
+                text.lines().any(|l| {
+                    let l = l.trim().trim_start_matches('"');
+                    l.starts_with(FLUX_SUBSTITUTE_KEY) && l.contains("disabled")
+                })
+            });
+            if opted_out {
+                return None;
+            }
+            let line: String = line.chars().take(120).collect();
+            Some(
+                Diagnostic::warning(
+                    Code::FluxSubstitution,
+                    format!(
+                        "{} contains `${{` (`{line}`): Flux's post-build substitution would replace `${{…}}` when it applies the object",
+                        o.object_ref()
+                    ),
+                )
+                .at(o.pos)
+                .object(o.object_ref())
+                .help(format!(
+                    "under Flux with `spec.postBuild`, write `$${{…}}` to keep the text, or annotate the InferenceService `{FLUX_SUBSTITUTE_KEY}: disabled`; Kubernetes itself expands only `$(VAR)`"
+                )),
+            )
+        })
+        .collect();
+    diags.extend(found);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::ObjectRef;
+    use crate::yaml::Pos;
+
+    fn object(text: &str, rendered: bool) -> Rendered {
+        let mut o = Rendered::new(
+            crate::yaml::Node::str("x"),
+            rendered.then(|| ObjectRef {
+                kind: "InferenceService".into(),
+                namespace: None,
+                name: "isvc".into(),
+            }),
+            Pos::NONE,
+        );
+        o.kind = "Deployment".into();
+        o.name = "d".into();
+        o.body = Body::Bytes(text.as_bytes().to_vec());
+        o
+    }
+
+    #[test]
+    fn rendered_objects_with_dollar_brace_warn_unless_they_opt_out() {
+        let cases = [
+            (
+                "args:\n- --tp-size=${TP}\n",
+                true,
+                Some("- --tp-size=${TP}"),
+            ),
+            ("args:\n- --model-path=$(MODEL_PATH)\n", true, None),
+            ("data:\n  x: ${VAR}\n", false, None),
+            (
+                "metadata:\n  annotations:\n    kustomize.toolkit.fluxcd.io/substitute: disabled\nargs:\n- ${TP}\n",
+                true,
+                None,
+            ),
+        ];
+        for (text, rendered, line) in cases {
+            let mut diags = Vec::new();
+            flux_substitution(&[object(text, rendered)], &mut diags);
+            match line {
+                Some(line) => {
+                    assert_eq!(diags.len(), 1, "{text}");
+                    assert!(diags[0].message.contains(line), "{}", diags[0].message);
+                    assert_eq!(diags[0].code, Code::FluxSubstitution);
+                }
+                None => assert!(diags.is_empty(), "{text}: {diags:?}"),
+            }
         }
     }
 }

@@ -9,13 +9,15 @@
 
 pub(crate) mod checks;
 pub(crate) mod kinds;
+pub(crate) mod krm;
 pub(crate) mod lock;
 pub(crate) mod model_file;
 pub(crate) mod order;
+pub(crate) mod stale;
 
 use crate::rendered::{Body, Rendered};
 use crate::yaml::Node;
-use crate::yaml::emit::{write_json_line, write_yaml};
+use crate::yaml::emit::{write_json_line, write_yaml, write_yaml_item};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -30,13 +32,15 @@ pub(crate) enum Format {
     JsonList,
     /// One JSON object per line.
     JsonLines,
+    /// Each object an item of a ResourceList's `items` (the KRM function's output).
+    ResourceListItem,
 }
 
 impl Format {
     /// The extension of one object's file in an output directory.
     fn extension(self) -> &'static str {
         match self {
-            Format::Yaml => "yaml",
+            Format::Yaml | Format::ResourceListItem => "yaml",
             Format::JsonList | Format::JsonLines => "json",
         }
     }
@@ -72,6 +76,7 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     match format {
         Format::Yaml => write_yaml(node, out),
         Format::JsonList | Format::JsonLines => write_json_line(node, out),
+        Format::ResourceListItem => write_yaml_item(node, out),
     }
 }
 
@@ -123,7 +128,7 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
                 w.write_all(if i > 0 { b",\n" } else { b"\n" })?;
                 w.write_all(bytes.strip_suffix(b"\n").unwrap_or(&bytes))?;
             }
-            Format::JsonLines => w.write_all(&bytes)?,
+            Format::JsonLines | Format::ResourceListItem => w.write_all(&bytes)?,
         }
     }
     if format == Format::JsonList {
@@ -134,6 +139,54 @@ fn write_stream(objects: &[Rendered], format: Format, out: &mut impl Write) -> i
         })?;
     }
     w.flush()
+}
+
+/// Writes text that is no object (the diff of `render --check`) to standard output.
+pub(crate) fn write_text(text: &str) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()
+}
+
+/// Refuses a file target inside a directory the render reads: the next render would read the
+/// output back as input (a directory target is safe: its marker makes every walk skip it).
+pub(crate) fn check_target(target: &Target, inputs: &[PathBuf]) -> Result<(), String> {
+    let Target::File(file) = target else {
+        return Ok(());
+    };
+    let walked = file
+        .extension()
+        .is_some_and(|e| e == "yaml" || e == "yml" || e == "json");
+    let (parent, _) = parent_and_base(file);
+    let Ok(parent) = std::fs::canonicalize(&parent) else {
+        return Ok(());
+    };
+    let default = [PathBuf::from(".")];
+    let inputs = if inputs.is_empty() {
+        &default[..]
+    } else {
+        inputs
+    };
+    for input in inputs.iter().filter(|p| p.as_os_str() != "-" && p.is_dir()) {
+        let Ok(root) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        let Ok(inside) = parent.strip_prefix(&root) else {
+            continue;
+        };
+        let hidden = inside
+            .components()
+            .chain(file.file_name().map(std::path::Component::Normal))
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+        if walked && !hidden {
+            return Err(format!(
+                "-o {} is inside the input directory {}: the next render would read it back as input; write it elsewhere, to a hidden name, or to a directory (`-o DIR/`)",
+                file.display(),
+                input.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Writes the objects to `target`.
@@ -201,8 +254,11 @@ fn parent_and_base(path: &Path) -> (PathBuf, String) {
     (parent, base)
 }
 
-/// The file that marks a directory as ome-render's output, so it can be replaced safely.
-pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
+pub(crate) use crate::load::OUTPUT_MARKER;
+
+/// What [`OUTPUT_MARKER`] holds.
+const OUTPUT_MARKER_TEXT: &str =
+    "written by ome-render; the whole directory is replaced on each run\n";
 
 /// An object's file name in an output directory, kustomize's `-o DIR` name with the
 /// namespace always written: `[<namespace>_]<group>_<version>_<kind>_<name>.<yaml|json>`,
@@ -230,7 +286,16 @@ pub(crate) fn file_name(o: &Rendered, format: Format) -> String {
 /// it is empty or was written by ome-render (it holds [`OUTPUT_MARKER`]).
 fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), String> {
     let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
-    if dir.exists() {
+    // A symbolic link is followed: the directory it names is replaced, the link stays.
+    let dir = match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            std::fs::canonicalize(dir).map_err(|e| fail("cannot follow the link", dir, e))?
+        }
+        _ => dir.to_path_buf(),
+    };
+    let dir = dir.as_path();
+    let exists = dir.exists();
+    if exists {
         if !dir.is_dir() {
             return Err(format!("{} exists and is not a directory", dir.display()));
         }
@@ -244,9 +309,9 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
         }
     }
     let (parent, base) = parent_and_base(dir);
+    sweep_stale(&parent, &base);
     let pid = std::process::id();
     let staging = parent.join(format!(".{base}.ome-render-new-{pid}"));
-    let old = parent.join(format!(".{base}.ome-render-old-{pid}"));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).map_err(|e| fail("cannot create", &staging, e))?;
 
@@ -256,29 +321,87 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
     });
     let marker = staging.join(OUTPUT_MARKER);
     let result = written.and_then(|()| {
-        std::fs::write(
-            &marker,
-            "written by ome-render; the whole directory is replaced on each run\n",
-        )
-        .map_err(|e| fail("cannot write", &marker, e))
+        std::fs::write(&marker, OUTPUT_MARKER_TEXT).map_err(|e| fail("cannot write", &marker, e))
     });
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
     }
-    if dir.exists() {
-        std::fs::rename(dir, &old).map_err(|e| {
+    if !exists {
+        // Nothing to replace: one rename, which fails if the directory appeared meanwhile.
+        return std::fs::rename(&staging, dir).map_err(|e| {
             let _ = std::fs::remove_dir_all(&staging);
-            fail("cannot move aside", dir, e)
-        })?;
+            fail("cannot move into place", dir, e)
+        });
     }
-    if let Err(e) = std::fs::rename(&staging, dir) {
-        if old.exists() {
-            let _ = std::fs::rename(&old, dir);
+    // The new directory and the old one swap places in one step: whenever the process is
+    // stopped, `dir` holds the old content or the new, complete.
+    match rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        &staging,
+        rustix::fs::CWD,
+        dir,
+        rustix::fs::RenameFlags::EXCHANGE,
+    ) {
+        Ok(()) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Ok(())
         }
-        let _ = std::fs::remove_dir_all(&staging);
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::NOTSUP) => {
+            replace_in_two_steps(&staging, dir, &parent, &base)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Err(fail("cannot swap in", dir, e.into()))
+        }
+    }
+}
+
+/// Where the file system can't swap two directories: the old one is renamed aside, then the
+/// new one in. A stop between the two leaves the old content beside `dir` (swept, and never
+/// read, as a hidden directory) and no `dir`.
+fn replace_in_two_steps(
+    staging: &Path,
+    dir: &Path,
+    parent: &Path,
+    base: &str,
+) -> Result<(), String> {
+    let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
+    let old = parent.join(format!(".{base}.ome-render-old-{}", std::process::id()));
+    std::fs::rename(dir, &old).map_err(|e| {
+        let _ = std::fs::remove_dir_all(staging);
+        fail("cannot move aside", dir, e)
+    })?;
+    if let Err(e) = std::fs::rename(staging, dir) {
+        let _ = std::fs::rename(&old, dir);
+        let _ = std::fs::remove_dir_all(staging);
         return Err(fail("cannot move into place", dir, e));
     }
     let _ = std::fs::remove_dir_all(&old);
     Ok(())
+}
+
+/// Removes the staging directories earlier runs left beside the output directory
+/// (`.<name>.ome-render-new-<pid>`, `.<name>.ome-render-old-<pid>`) when the run that made
+/// them is gone (no `/proc/<pid>`), so a run killed halfway leaves nothing behind for long.
+fn sweep_stale(parent: &Path, base: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let prefixes = [
+        format!(".{base}.ome-render-new-"),
+        format!(".{base}.ome-render-old-"),
+    ];
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = prefixes.iter().find_map(|p| name.strip_prefix(p.as_str())) else {
+            continue;
+        };
+        let alive =
+            pid.bytes().all(|b| b.is_ascii_digit()) && Path::new("/proc").join(pid).exists();
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }

@@ -139,6 +139,22 @@ fn settings_file(
     Ok((found, display(&candidate)))
 }
 
+/// No inputs, only the settings file: `settings` when given, else `ome-render.yaml` in the
+/// current directory (as for `-`).
+pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, LoadError> {
+    let options = LoadOptions {
+        settings,
+        ..LoadOptions::default()
+    };
+    let (settings_path, looked_at) = settings_file(&options, Path::new("-"))?;
+    Ok(Discovered {
+        inputs: Vec::new(),
+        settings_looked_for: settings_path.is_none().then_some(looked_at),
+        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
+        diags: Vec::new(),
+    })
+}
+
 pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
     let include = glob_set(&options.include, "--include")?;
     let exclude = glob_set(&options.exclude, "--exclude")?;
@@ -228,6 +244,10 @@ fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<
     include.is_none_or(matches) && !exclude.is_some_and(matches)
 }
 
+/// The file that marks a directory as ome-render's output (`--output-dir`, `-o DIR/`), so a
+/// render replaces it safely and a walk never reads it back as input.
+pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Result<(), LoadError> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
@@ -255,6 +275,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Resu
                     ),
                 ));
             }
+        } else if kind.is_dir() && path.join(OUTPUT_MARKER).is_file() {
+            diags.push(Diagnostic::note(
+                Code::NotAnObject,
+                format!(
+                    "{} is ome-render's output (it holds {OUTPUT_MARKER}); skipped",
+                    display(&path)
+                ),
+            ));
         } else if kind.is_dir() {
             walk(&path, out, diags)?;
         } else if kind.is_file() && is_input_name(&name) {

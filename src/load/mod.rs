@@ -9,12 +9,15 @@
     reason = "the loader is the one module that reads files"
 )]
 
+mod committed;
 mod discover;
+pub(crate) mod krm;
 mod model_config;
 mod objects;
 pub(crate) mod snapshot;
 
-pub(crate) use discover::{Input, LoadOptions};
+pub(crate) use committed::{Committed, read_committed};
+pub(crate) use discover::{Input, LoadOptions, OUTPUT_MARKER};
 pub(crate) use model_config::{ModelConfigs, read_manifest};
 pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
@@ -22,6 +25,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
 use crate::yaml::Node;
 use rayon::prelude::*;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Everything read from the inputs.
@@ -56,20 +60,61 @@ pub(crate) fn load(
     options: &LoadOptions,
     stdin: &mut dyn FnMut() -> std::io::Result<String>,
 ) -> Result<Loaded, LoadError> {
+    load_more(Loaded::default(), options, stdin)
+}
+
+/// Reads and parses everything `options` names after what `base` holds: its sources keep
+/// their numbers, its objects come first. The KRM function loads a generator's paths after
+/// the ResourceList this way.
+pub(crate) fn load_more(
+    base: Loaded,
+    options: &LoadOptions,
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Loaded, LoadError> {
     let discovered = discover::discover(options)?;
-    let mut diags = discovered.diags;
+    load_discovered(base, discovered, &options.paths, stdin)
+}
+
+/// Reads only the settings file after what `base` holds: `settings` when given, else
+/// `ome-render.yaml` in the current directory, as for `-` (SEMANTICS.md#settings).
+pub(crate) fn load_settings(base: Loaded, settings: Option<PathBuf>) -> Result<Loaded, LoadError> {
+    let discovered = discover::settings_only(settings)?;
+    load_discovered(base, discovered, &[], &mut || Ok(String::new()))
+}
+
+/// The note that no settings file was found where it was looked for.
+fn defaults_note(looked_at: &str) -> Diagnostic {
+    Diagnostic::note(
+        Code::SettingsDefaults,
+        format!(
+            "no settings file at {looked_at}: OME's shipped controller settings apply \
+             (terminationGracePeriodSeconds 600, ingress.disableIngressCreation true, \
+             autoscaling.targetUtilizationPercentage 80, acceleratorResources [nvidia.com/gpu])"
+        ),
+    )
+    .help("to render for a cluster whose OME settings differ, write them in that file or pass --settings FILE")
+}
+
+/// Reads what `discovered` found after what `base` holds. `roots` are the paths given: an
+/// `ome-render.io/model-config` annotation may name snapshots inside them only.
+fn load_discovered(
+    base: Loaded,
+    discovered: discover::Discovered,
+    roots: &[PathBuf],
+    stdin: &mut dyn FnMut() -> std::io::Result<String>,
+) -> Result<Loaded, LoadError> {
+    let Loaded {
+        mut sources,
+        objects: base_objects,
+        settings: _,
+        lock: base_lock,
+        diags: mut base_diags,
+        model_configs: base_model_configs,
+    } = base;
+    base_diags.extend(discovered.diags);
+    let mut diags = base_diags;
     if let Some(looked_at) = &discovered.settings_looked_for {
-        diags.push(
-            Diagnostic::note(
-                Code::SettingsDefaults,
-                format!(
-                    "no settings file at {looked_at}: OME's shipped controller settings apply \
-                     (terminationGracePeriodSeconds 600, ingress.disableIngressCreation true, \
-                     autoscaling.targetUtilizationPercentage 80, acceleratorResources [nvidia.com/gpu])"
-                ),
-            )
-            .help("to render for a cluster whose OME settings differ, write them in that file or pass --settings FILE"),
-        );
+        diags.push(defaults_note(looked_at));
     }
     // The settings file first, then the inputs in walk order.
     let inputs: Vec<Input> = discovered
@@ -93,7 +138,6 @@ pub(crate) fn load(
         })
         .collect();
 
-    let mut sources = Sources::new();
     let mut files = Vec::with_capacity(texts.len());
     for (input, bytes) in texts {
         let bytes = bytes.map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?;
@@ -126,7 +170,16 @@ pub(crate) fn load(
         .map(|(id, input, _)| (*id, input.path.clone()))
         .collect();
     let mut loaded = parse_files(sources, files, diags);
-    model_config::follow(&mut loaded, &origins, &options.paths);
+    model_config::follow(&mut loaded, &origins, roots);
+    loaded.model_configs.extend(base_model_configs);
+    if loaded.lock.is_none() {
+        loaded.lock = base_lock;
+    }
+    if !base_objects.is_empty() {
+        let mut objects = base_objects;
+        objects.append(&mut loaded.objects);
+        loaded.objects = objects;
+    }
     Ok(loaded)
 }
 

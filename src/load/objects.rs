@@ -21,11 +21,8 @@ pub(crate) struct Object {
     /// `metadata.namespace` as written.
     pub(crate) namespace: Option<String>,
     pub(crate) root: Node,
-    /// The document's index in its file (kustomize's `config.kubernetes.io/index`).
-    #[expect(
-        dead_code,
-        reason = "the KRM function will map results back to items by it"
-    )]
+    /// The document's index in its file (kustomize's `config.kubernetes.io/index`); for an
+    /// item of a KRM ResourceList, its index among the items.
     pub(crate) doc_index: usize,
 }
 
@@ -197,4 +194,51 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
         root,
         doc_index,
     });
+}
+
+/// A KRM item as an object, when it is one ome-render can read: a map with `apiVersion`,
+/// `kind`, a non-empty `metadata.name` and a string namespace, if any. Otherwise the item
+/// comes back unchanged (the KRM function passes it through untouched).
+pub(super) fn item_object(root: Node, index: usize) -> Result<Object, Node> {
+    let text = |path: &[&str]| {
+        root.str_at(path)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let (Some(api_version), Some(kind), Some(name)) = (
+        text(&["apiVersion"]),
+        text(&["kind"]),
+        text(&["metadata", "name"]),
+    ) else {
+        return Err(root);
+    };
+    let namespace = match root.at(&["metadata", "namespace"]).map(|n| &n.value) {
+        None | Some(Value::Null) => None,
+        Some(Value::Str(s)) if s.is_empty() => None,
+        Some(Value::Str(s)) => Some(s.clone()),
+        Some(_) => return Err(root),
+    };
+    if kind == "List" && api_version == "v1" {
+        return Err(root);
+    }
+    Ok(Object {
+        api_version,
+        kind,
+        name,
+        namespace,
+        root,
+        doc_index: index,
+    })
+}
+
+/// The diagnostics `read_object` gives a document it cannot read as an object.
+pub(super) fn object_problems(root: Node, index: usize) -> Vec<Diagnostic> {
+    let mut out = FileObjects {
+        objects: Vec::new(),
+        diags: Vec::new(),
+        settings: None,
+        lock: None,
+    };
+    read_object(root, index, &mut out);
+    out.diags
 }

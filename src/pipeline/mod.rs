@@ -40,6 +40,9 @@ pub(crate) struct Options {
     /// Applied to each object's tree before it is serialised (`diff`: ignored fields, Secret
     /// values).
     pub(crate) normalise: Option<Normalise>,
+    /// Passed-through objects are written whatever `kinds` selects: a KRM function returns
+    /// every item it does not own (SEMANTICS.md#krm-function).
+    pub(crate) keep_passthrough: bool,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -115,6 +118,11 @@ pub(crate) fn run(
     let clock = Instant::now();
     let loaded = load::load(&options.load, stdin)?;
     Ok(run_loaded(loaded, options, clock))
+}
+
+/// Runs the pipeline on objects already loaded (the KRM function's items).
+pub(crate) fn run_on(loaded: load::Loaded, options: &Options) -> Rendering {
+    run_loaded(loaded, options, Instant::now())
 }
 
 /// Renders files given as text: the pipeline without the file system.
@@ -261,10 +269,11 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             }
         }
         objects.retain(|o| {
-            options
-                .kinds
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(&o.kind))
+            (options.keep_passthrough && o.source.is_none())
+                || options
+                    .kinds
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&o.kind))
         });
     }
     // Only a run that would succeed can be empty: after an error nothing is written anyway.
@@ -291,6 +300,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
+        emit::checks::flux_substitution(&objects, &mut diags);
     }
     // `diff` orders only what differs; the output order is for writing.
     if !options.trace {

@@ -14,6 +14,25 @@ const SKIPPED_ANNOTATIONS: &[&str] = &[
     "ome.io/rollout-rollback",
 ];
 
+/// The bookkeeping annotations of kustomize and kpt (KRM orchestrators): where an item came
+/// from (`config.kubernetes.io/path`, `…/index`), its identity in the run
+/// (`config.k8s.io/id`, `internal.config.kubernetes.io/id`, `kustomize.config.k8s.io/id`),
+/// `config.kubernetes.io/local-config` and `…/function`. They describe the InferenceService's
+/// item, not the objects rendered from it: copied onto those, kpt refuses them ("resource at
+/// path … and index … already exists") and kustomize would take them for the
+/// InferenceService (SEMANTICS.md#choice-bookkeeping-annotations). Prefixes, then exact keys.
+const BOOKKEEPING_PREFIXES: &[&str] = &[
+    "config.kubernetes.io/",
+    "internal.config.kubernetes.io/",
+    "kustomize.config.k8s.io/",
+];
+const BOOKKEEPING_KEYS: &[&str] = &["config.k8s.io/id"];
+
+/// Whether an annotation is an orchestrator's bookkeeping, never copied to rendered objects.
+pub(crate) fn is_bookkeeping(key: &str) -> bool {
+    BOOKKEEPING_PREFIXES.iter().any(|p| key.starts_with(p)) || BOOKKEEPING_KEYS.contains(&key)
+}
+
 /// Dropped after the component's annotations are laid over the InferenceService's.
 const DROPPED_ANNOTATION: &str = "internal.ome.io/in-place-image-transition";
 
@@ -112,6 +131,7 @@ pub(crate) fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
         .collect();
     annotations.extend(component_strings(inputs.component, "annotations"));
     annotations.remove(DROPPED_ANNOTATION);
+    annotations.retain(|k, _| !is_bookkeeping(k));
     if let Some(model) = inputs.model {
         annotations.insert("ome.io/base-model-name".into(), model.name.clone());
         if let Some(vendor) = &model.vendor {

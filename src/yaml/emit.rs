@@ -22,6 +22,12 @@ pub(crate) fn write_yaml(node: &Node, out: &mut Vec<u8>) {
     }
 }
 
+/// Appends `node` as an item of a block sequence at the first column (`- ` and the node),
+/// ending with a newline: a ResourceList's item.
+pub(crate) fn write_yaml_item(node: &Node, out: &mut Vec<u8>) {
+    write_seq_body(std::slice::from_ref(node), 0, out);
+}
+
 /// The node as a YAML document in a string.
 #[cfg(test)]
 pub(crate) fn to_yaml_string(node: &Node) -> String {

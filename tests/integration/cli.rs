@@ -450,3 +450,154 @@ fn a_closed_pipe_is_not_a_failure() {
         );
     }
 }
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The output directory is swapped in one step: a run killed at any moment leaves either the
+/// old render or the new one, complete; staging left by dead runs is swept.
+#[test]
+fn an_output_directory_is_swapped_in_one_step() {
+    let dir = scratch("output-swap");
+    let repo = dir.join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    generated_repo(&repo, 60);
+    let out = dir.join("rendered");
+    let out_arg = out.to_str().unwrap();
+    assert_eq!(
+        run(&["-q", "--output-dir", out_arg, repo.to_str().unwrap()]).code,
+        0
+    );
+    let old = entries(&out);
+    // A second state of the repository with twice the InferenceServices.
+    generated_repo(&repo, 120);
+    let new_count = {
+        let probe = dir.join("probe");
+        assert_eq!(
+            run(&[
+                "-q",
+                "--output-dir",
+                probe.to_str().unwrap(),
+                repo.to_str().unwrap()
+            ])
+            .code,
+            0
+        );
+        entries(&probe).len()
+    };
+    assert!(new_count > old.len());
+    for delay_ms in [0u64, 2, 5, 10, 20, 40, 80] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ome-render"))
+            .args(["-q", "--output-dir", out_arg, repo.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = entries(&out);
+        assert!(
+            now.contains(&".ome-render-output".to_string()),
+            "killed after {delay_ms} ms: {now:?}"
+        );
+        assert!(
+            now == old || now.len() == new_count,
+            "killed after {delay_ms} ms: {} entries, neither the old {} nor the new {new_count}",
+            now.len(),
+            old.len()
+        );
+    }
+    // Staging of a dead run is swept by the next run; a live one's is left alone.
+    let dead = dir.join(".rendered.ome-render-new-4000000000");
+    let live = dir.join(format!(".rendered.ome-render-old-{}", std::process::id()));
+    fs::create_dir_all(&dead).unwrap();
+    fs::create_dir_all(&live).unwrap();
+    assert_eq!(
+        run(&["-q", "--output-dir", out_arg, repo.to_str().unwrap()]).code,
+        0
+    );
+    assert_eq!(entries(&out).len(), new_count);
+    assert!(!dead.exists(), "a dead run's staging is swept");
+    assert!(live.exists(), "a live run's staging is kept");
+}
+
+/// A symbolic link as the output directory is followed: the directory it names is replaced
+/// and the link stays. An output directory inside the input is never read back, and a file
+/// output inside it is refused.
+#[test]
+fn output_links_and_outputs_inside_the_input() {
+    let dir = scratch("output-link");
+    let real = dir.join("real");
+    let link = dir.join("link");
+    fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = run(&["-q", "--output-dir", link.to_str().unwrap(), EXAMPLE]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        entries(&real).len(),
+        8,
+        "the link's target holds the render"
+    );
+
+    let repo = dir.join("repo");
+    copy_files(
+        &repo_root().join(EXAMPLE),
+        &{
+            fs::create_dir_all(&repo).unwrap();
+            repo.clone()
+        },
+        str::to_string,
+    );
+    let inside = repo.join("rendered");
+    let first = run(&[
+        "-q",
+        "--output-dir",
+        inside.to_str().unwrap(),
+        repo.to_str().unwrap(),
+    ]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let again = run(&[
+        "--output-dir",
+        inside.to_str().unwrap(),
+        repo.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        again.code, 0,
+        "the render is not read back as duplicates: {}",
+        again.stderr
+    );
+    assert!(
+        again.stderr.contains("is ome-render's output"),
+        "{}",
+        again.stderr
+    );
+
+    let file = repo.join("all.yaml");
+    let refused = run(&["-q", "-o", file.to_str().unwrap(), repo.to_str().unwrap()]);
+    assert_eq!(refused.code, 2);
+    assert_eq!(refused.stdout, "");
+    assert!(
+        refused.stderr.contains("would read it back as input"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!file.exists());
+    let hidden = repo.join(".all.yaml");
+    assert_eq!(
+        run(&["-q", "-o", hidden.to_str().unwrap(), repo.to_str().unwrap()]).code,
+        0
+    );
+}

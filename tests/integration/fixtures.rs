@@ -215,3 +215,6 @@ fixture!(keda_refused, "testdata/keda-refused");
 fixture!(multinode, "testdata/multinode");
 fixture!(migration, "testdata/migration", "--verbose", "{}");
 fixture!(migration_strict, "testdata/migration", "--strict", "{}");
+// Inside the GitOps tools: orchestrators' bookkeeping annotations never reach a rendered
+// object.
+fixture!(bookkeeping_annotations, "testdata/bookkeeping-annotations");

@@ -2,6 +2,7 @@
 //!
 //! - [`fixtures`]: each `testdata/<case>/` is rendered and its exit code, standard error and
 //!   standard output are compared with a reviewed insta snapshot;
+//! - [`argocd`]: the Argo CD plugin's contract, played as argocd-cmp-server would;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
@@ -9,8 +10,10 @@
 //!   mock GitHub API;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
+//! - [`flux`]: `render --check` of a committed render, and the `${` warning;
+//! - [`krm`]: the KRM function under kustomize and kpt;
 //! - [`layers`]: no module uses a module of a layer above it;
-//! - [`pins`]: `ome-render pin` and the lock round trip.
+//! - [`pins`]: `ome-render pin` and the lock round trip;
 //! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
@@ -19,10 +22,13 @@
 )]
 
 mod action;
+mod argocd;
 mod cli;
 mod contract;
 mod diff;
 mod fixtures;
+mod flux;
+mod krm;
 mod layers;
 mod model_metadata;
 mod pins;

@@ -4,7 +4,7 @@
 use super::{ComponentNames, app_selector, object_meta_map, rendered};
 use crate::map;
 use crate::model::{InferenceService, Role};
-use crate::render::metadata::{Meta, string_map_node};
+use crate::render::metadata::{Meta, is_bookkeeping, string_map_node};
 use crate::rendered::Rendered;
 use crate::yaml::{Map, Node};
 use std::collections::BTreeMap;
@@ -84,7 +84,9 @@ pub(crate) fn service(
     (rendered(isvc, s), first_port)
 }
 
-/// The Service `<isvc>` in front of the router, else the engine.
+/// The Service `<isvc>` in front of the router, else the engine. It carries only the
+/// InferenceService's load-balancer annotations, never an orchestrator's bookkeeping
+/// (SEMANTICS.md#choice-bookkeeping-annotations).
 pub(crate) fn external_service(isvc: &InferenceService, target: Role, port: i64) -> Rendered {
     let labels = map! {
         "component" => Node::str("external-service"),
@@ -101,6 +103,7 @@ pub(crate) fn external_service(isvc: &InferenceService, target: Role, port: i64)
             ]
             .iter()
             .any(|p| k.starts_with(p))
+                && !is_bookkeeping(k)
         })
         .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
         .collect();

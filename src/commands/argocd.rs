@@ -1,0 +1,241 @@
+//! Argo CD's config management plugin environment (SEMANTICS.md#argo-cd-plugin). Argo CD
+//! runs the plugin's `generate` command without a shell, so ome-render reads the plugin's
+//! parameters itself:
+//!
+//! - `PARAM_<NAME>` (a string parameter) and `PARAM_<NAME>_<i>` (an array parameter), as
+//!   Argo CD flattens the Application's `spec.source.plugin.parameters`;
+//! - `ARGOCD_ENV_<NAME>` (its `spec.source.plugin.env`; lists comma-separated);
+//! - `ARGOCD_APP_NAMESPACE`, the destination namespace, as the default namespace.
+//!
+//! for the names `namespace`, `strict`, `kinds`, `include` and `exclude`. Flags on the
+//! command line win, then parameters, then `ARGOCD_ENV_*`. All of it only when
+//! `ARGOCD_APP_NAME` is set, as Argo CD sets it for every plugin command: outside Argo CD the
+//! environment changes nothing.
+
+use crate::cli::{GlobalArgs, RenderArgs};
+use std::collections::BTreeMap;
+
+/// The parameters the plugin announces (`deploy/argocd/plugin.yaml`).
+const PARAMETERS: &[&str] = &["namespace", "strict", "kinds", "include", "exclude"];
+
+/// The variable Argo CD sets for every plugin command.
+const APP_NAME: &str = "ARGOCD_APP_NAME";
+const APP_NAMESPACE: &str = "ARGOCD_APP_NAMESPACE";
+
+/// One parameter's value and the variable it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Value {
+    items: Vec<String>,
+    from: String,
+}
+
+/// What the plugin environment says, by parameter name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PluginEnv {
+    values: BTreeMap<&'static str, Value>,
+    app_namespace: Option<String>,
+}
+
+/// A parameter name as Argo CD escapes it into a variable name: upper case, every character
+/// outside `[A-Z0-9_]` an underscore.
+fn escaped(name: &str) -> String {
+    name.to_uppercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn split_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl PluginEnv {
+    /// Reads the process environment.
+    pub(crate) fn read() -> PluginEnv {
+        PluginEnv::from_vars(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+        )
+    }
+
+    /// Reads the plugin's variables from `vars`.
+    fn from_vars(vars: impl Iterator<Item = (String, String)>) -> PluginEnv {
+        let vars: BTreeMap<String, String> = vars.collect();
+        let mut env = PluginEnv::default();
+        if !vars.contains_key(APP_NAME) {
+            return env;
+        }
+        env.app_namespace = vars.get(APP_NAMESPACE).filter(|v| !v.is_empty()).cloned();
+        for &name in PARAMETERS {
+            let param = format!("PARAM_{}", escaped(name));
+            let list = name != "namespace" && name != "strict";
+            // An array parameter: PARAM_<NAME>_0, _1, … in index order.
+            let mut indexed: Vec<(usize, &String, &String)> = vars
+                .iter()
+                .filter_map(|(k, v)| {
+                    let i = k.strip_prefix(&param)?.strip_prefix('_')?.parse().ok()?;
+                    Some((i, k, v))
+                })
+                .collect();
+            indexed.sort();
+            let value = if list && !indexed.is_empty() {
+                Some(Value {
+                    items: indexed.iter().map(|(_, _, v)| (*v).clone()).collect(),
+                    from: format!("{param}_*"),
+                })
+            } else if let Some(v) = vars.get(&param).filter(|v| !v.is_empty()) {
+                Some(Value {
+                    items: if list { split_list(v) } else { vec![v.clone()] },
+                    from: param.clone(),
+                })
+            } else {
+                // ARGOCD_ENV_<name> keeps the name as the Application writes it.
+                vars.iter()
+                    .find(|(k, v)| {
+                        !v.is_empty()
+                            && k.strip_prefix("ARGOCD_ENV_")
+                                .is_some_and(|n| escaped(n) == escaped(name))
+                    })
+                    .map(|(k, v)| Value {
+                        items: if list { split_list(v) } else { vec![v.clone()] },
+                        from: k.clone(),
+                    })
+            };
+            if let Some(value) = value {
+                env.values.insert(name, value);
+            }
+        }
+        env
+    }
+
+    /// The global flags with the plugin's values where the command line gives none.
+    pub(crate) fn global(&self, global: &GlobalArgs) -> Result<GlobalArgs, String> {
+        let mut g = global.clone();
+        if g.namespace.is_none() {
+            g.namespace = self
+                .values
+                .get("namespace")
+                .and_then(|v| v.items.first().cloned())
+                .or_else(|| self.app_namespace.clone());
+        }
+        if !g.strict
+            && let Some(v) = self.values.get("strict")
+        {
+            let text = v.items.first().map_or("", String::as_str);
+            g.strict = match text.to_ascii_lowercase().as_str() {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => {
+                    return Err(format!(
+                        "{}={text}: the strict parameter is `true` or `false`",
+                        v.from
+                    ));
+                }
+            };
+        }
+        for (name, slot) in [("include", &mut g.include), ("exclude", &mut g.exclude)] {
+            if slot.is_empty()
+                && let Some(v) = self.values.get(name)
+            {
+                slot.clone_from(&v.items);
+            }
+        }
+        Ok(g)
+    }
+
+    /// The render flags with the plugin's `kinds` where the command line gives none.
+    pub(crate) fn render(&self, args: &RenderArgs) -> RenderArgs {
+        let mut a = args.clone();
+        if a.kinds.is_empty()
+            && let Some(v) = self.values.get("kinds")
+        {
+            a.kinds.clone_from(&v.items);
+        }
+        a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn env(vars: &[(&str, &str)]) -> PluginEnv {
+        PluginEnv::from_vars(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+    }
+
+    fn cli(args: &[&str]) -> crate::cli::Cli {
+        crate::cli::Cli::parse_from(std::iter::once("ome-render").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn parameters_then_env_then_the_destination_namespace() {
+        let e = env(&[
+            ("ARGOCD_APP_NAME", "llama"),
+            ("ARGOCD_APP_NAMESPACE", "dest"),
+            ("PARAM_INCLUDE_1", "b/*.yaml"),
+            ("PARAM_INCLUDE_0", "a/*.yaml"),
+            ("PARAM_KINDS", "Deployment, Service"),
+            ("ARGOCD_ENV_strict", "true"),
+            ("ARGOCD_ENV_EXCLUDE", "old/*,tmp/*"),
+        ]);
+        let g = e.global(&cli(&[]).global).unwrap();
+        assert_eq!(g.namespace.as_deref(), Some("dest"));
+        assert!(g.strict);
+        assert_eq!(g.include, ["a/*.yaml", "b/*.yaml"]);
+        assert_eq!(g.exclude, ["old/*", "tmp/*"]);
+        assert_eq!(e.render(&cli(&[]).render).kinds, ["Deployment", "Service"]);
+
+        let e = env(&[
+            ("ARGOCD_APP_NAME", "llama"),
+            ("ARGOCD_APP_NAMESPACE", "dest"),
+            ("PARAM_NAMESPACE", "param"),
+            ("ARGOCD_ENV_NAMESPACE", "env"),
+        ]);
+        assert_eq!(
+            e.global(&cli(&[]).global).unwrap().namespace.as_deref(),
+            Some("param")
+        );
+    }
+
+    #[test]
+    fn the_command_line_wins_and_outside_argo_cd_nothing_changes() {
+        let e = env(&[
+            ("ARGOCD_APP_NAME", "llama"),
+            ("PARAM_NAMESPACE", "param"),
+            ("PARAM_KINDS_0", "Service"),
+        ]);
+        let c = cli(&["-n", "flag", "--kinds", "Deployment"]);
+        assert_eq!(
+            e.global(&c.global).unwrap().namespace.as_deref(),
+            Some("flag")
+        );
+        assert_eq!(e.render(&c.render).kinds, ["Deployment"]);
+
+        let outside = env(&[
+            ("PARAM_NAMESPACE", "param"),
+            ("ARGOCD_APP_NAMESPACE", "dest"),
+        ]);
+        assert_eq!(outside, PluginEnv::default());
+        assert_eq!(outside.global(&cli(&[]).global).unwrap().namespace, None);
+    }
+
+    #[test]
+    fn a_strict_that_is_no_boolean_is_a_usage_error() {
+        let e = env(&[("ARGOCD_APP_NAME", "x"), ("PARAM_STRICT", "maybe")]);
+        let err = e.global(&cli(&[]).global).unwrap_err();
+        assert!(err.contains("PARAM_STRICT=maybe"), "{err}");
+        let e = env(&[("ARGOCD_APP_NAME", "x"), ("PARAM_STRICT", "False")]);
+        assert!(!e.global(&cli(&[]).global).unwrap().strict);
+    }
+}

@@ -1,0 +1,394 @@
+//! The input of the KRM function (SEMANTICS.md#krm-function): a `config.kubernetes.io/v1`
+//! ResourceList, as kustomize and kpt write it to the function's standard input.
+//!
+//! The items become [`Object`]s directly, with no round trip through text. When the
+//! ResourceList is laid out as kustomize and kpt write it (a block sequence under a
+//! top-level `items:`), each item's lines are parsed on their own, in parallel, and each item
+//! is a source file of its own (`isvc.yaml (ResourceList items[3])`), so a diagnostic quotes
+//! the item and its line within it. Any other layout is parsed as one document, the
+//! ResourceList being the one source. An item ome-render cannot read as an object (no name,
+//! a `List`, not a map) is kept as it is, to be passed through untouched — unless it claims
+//! to be an OME resource, which is then an error.
+
+use super::objects::{item_object, object_problems};
+use super::{Loaded, Object};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::Sources;
+use crate::yaml::parse::parse_stream;
+use crate::yaml::{Node, Pos, Value};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The name the ResourceList has in diagnostics.
+pub(crate) const RESOURCE_LIST_SOURCE: &str = "<stdin>";
+
+/// The API versions of a ResourceList the function accepts (the KRM functions spec).
+const RESOURCE_LIST_VERSIONS: &[&str] =
+    &["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
+
+/// Where the items' block sequence lies: the byte ranges of its items (each from the line of
+/// its `-` to the line before the next), and of the whole sequence.
+#[derive(Debug, PartialEq)]
+struct Layout {
+    items: Vec<(usize, usize)>,
+    region: (usize, usize),
+}
+
+/// The number of leading spaces.
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Finds the items of a ResourceList written in block style: a line `items:` at the first
+/// column, then list items at one indent, until a line indented less (or, for items at the
+/// first column, a line there that is no list item). Nothing inside an item can start a line
+/// at the items' indent with `- `: nested blocks and scalar continuations are indented more.
+/// Any other layout (flow style, tabs, a second document) gives `None`.
+fn layout(text: &str) -> Option<Layout> {
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n').map(|line| {
+        let at = offset;
+        offset += line.len();
+        (at, line)
+    });
+    // `items:` at the first column, nothing after it but a comment.
+    lines.by_ref().find(|(_, line)| {
+        line.strip_prefix("items:").is_some_and(|rest| {
+            let rest = rest.trim();
+            rest.is_empty() || rest.starts_with('#')
+        })
+    })?;
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut seq_indent = None;
+    let mut region_start = None;
+    let mut end = text.len();
+    for (at, line) in lines {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let trimmed = content.trim_start_matches(' ');
+        if trimmed.is_empty() || (trimmed.starts_with('#') && seq_indent.is_some()) {
+            continue;
+        }
+        if trimmed.starts_with('\t') {
+            return None;
+        }
+        let indent = indent_of(content);
+        let is_item = trimmed == "-" || trimmed.starts_with("- ");
+        match seq_indent {
+            None => {
+                if !is_item {
+                    return None;
+                }
+                seq_indent = Some(indent);
+                region_start = Some(at);
+                items.push((at, 0));
+            }
+            Some(n) => {
+                if indent == n && is_item {
+                    if let Some(last) = items.last_mut() {
+                        last.1 = at;
+                    }
+                    items.push((at, 0));
+                } else if indent < n || (n == 0 && indent == 0) {
+                    end = at;
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(last) = items.last_mut() {
+        last.1 = end;
+    }
+    Some(Layout {
+        items,
+        region: (region_start?, end),
+    })
+}
+
+/// The items of `layout`, each parsed from its own lines as the source `first_file + i`;
+/// `None` when one does not parse as exactly one list item (the caller then parses the whole
+/// ResourceList, for the error's true position).
+fn parse_items(text: &str, layout: &Layout, first_file: u32) -> Option<Vec<Node>> {
+    layout
+        .items
+        .par_iter()
+        .enumerate()
+        .map(|(i, &(start, end))| {
+            let file = first_file.checked_add(u32::try_from(i).ok()?)?;
+            let mut docs = parse_stream(&text[start..end], file).ok()?;
+            if docs.len() != 1 {
+                return None;
+            }
+            match docs.pop()?.root.value {
+                Value::Seq(mut seq) if seq.len() == 1 => seq.pop(),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// An item's name as a source file: the user's file when the orchestrator says it.
+fn item_source_name(index: usize, item: &Node) -> String {
+    let path = item
+        .at(&["metadata", "annotations"])
+        .and_then(|a| {
+            a.get("internal.config.kubernetes.io/path")
+                .or_else(|| a.get("config.kubernetes.io/path"))
+        })
+        .and_then(Node::as_str);
+    match path {
+        Some(path) => format!("{path} (ResourceList items[{index}])"),
+        None => format!("ResourceList items[{index}]"),
+    }
+}
+
+/// What the ResourceList holds.
+#[derive(Debug, Default)]
+pub(crate) struct ResourceList {
+    /// The ResourceList as the one source, its items that are objects, and the problems of
+    /// reading it.
+    pub(crate) loaded: Loaded,
+    /// `functionConfig`, when present and not null.
+    pub(crate) function_config: Option<Node>,
+    /// Items that are no object ome-render reads, in input order: passed through untouched.
+    pub(crate) opaque: Vec<Node>,
+    /// How many sources the ResourceList is: itself, and each item when they were parsed
+    /// one by one. An object in a source below this number is an item.
+    pub(crate) sources: u32,
+}
+
+impl ResourceList {
+    /// Whether the ResourceList itself could not be read.
+    pub(crate) fn has_errors(&self) -> bool {
+        self.loaded.diags.iter().any(Diagnostic::is_error)
+    }
+}
+
+fn error_at(message: impl Into<String>, pos: Pos) -> Diagnostic {
+    Diagnostic::error(Code::KrmResourceList, message)
+        .at(pos)
+        .help("a KRM function reads a `config.kubernetes.io/v1` ResourceList on standard input; kustomize (`kustomize build --enable-alpha-plugins --enable-exec`) and kpt (`kpt fn eval`, `kpt fn render`) write one")
+}
+
+/// Reads a ResourceList from its text.
+pub(crate) fn resource_list(text: String) -> ResourceList {
+    let text: Arc<str> = Arc::from(text);
+    let mut sources = Sources::new();
+    let file = sources.add(RESOURCE_LIST_SOURCE.to_string(), text.clone());
+    let mut out = ResourceList {
+        loaded: Loaded {
+            sources,
+            ..Loaded::default()
+        },
+        ..ResourceList::default()
+    };
+    // Items one by one, in parallel, when the layout allows; the rest of the ResourceList is
+    // parsed with the items' lines left empty, so its lines keep their numbers.
+    let split = layout(&text).and_then(|layout| {
+        let items = parse_items(&text, &layout, file + 1)?;
+        let (start, end) = layout.region;
+        let mut rest = String::with_capacity(text.len() - (end - start) + 1024);
+        rest.push_str(&text[..start]);
+        rest.extend(text[start..end].chars().filter(|&c| c == '\n'));
+        rest.push_str(&text[end..]);
+        Some((items, layout, rest))
+    });
+    let (root_text, split_items) = match split {
+        Some((items, layout, rest)) => {
+            for (i, (item, &(start, end))) in items.iter().zip(&layout.items).enumerate() {
+                out.loaded
+                    .sources
+                    .add(item_source_name(i, item), Arc::from(&text[start..end]));
+            }
+            (Arc::from(rest), Some(items))
+        }
+        None => (text.clone(), None),
+    };
+    let start = Pos {
+        file,
+        line: 1,
+        col: 0,
+    };
+    let docs = match parse_stream(&root_text, file) {
+        Ok(docs) => docs,
+        Err(e) => {
+            out.loaded.diags.push(
+                Diagnostic::error(Code::YamlSyntax, e.message)
+                    .at(Pos {
+                        file,
+                        line: e.line.max(1),
+                        col: e.col,
+                    })
+                    .help("the ResourceList on standard input does not parse"),
+            );
+            return out;
+        }
+    };
+    let mut docs = docs.into_iter();
+    let Some(doc) = docs.next() else {
+        out.loaded
+            .diags
+            .push(error_at("standard input holds no ResourceList", start));
+        return out;
+    };
+    if let Some(extra) = docs.next() {
+        out.loaded.diags.push(error_at(
+            "standard input holds more than one document; a KRM function reads one ResourceList",
+            extra.root.pos,
+        ));
+        return out;
+    }
+    let mut root = doc.root;
+    let kind = root.str_at(&["kind"]).unwrap_or("").to_string();
+    let api_version = root.str_at(&["apiVersion"]).unwrap_or("").to_string();
+    if kind != "ResourceList" || !RESOURCE_LIST_VERSIONS.contains(&api_version.as_str()) {
+        out.loaded.diags.push(error_at(
+            format!(
+                "standard input is not a ResourceList (apiVersion `{api_version}`, kind `{kind}`)"
+            ),
+            root.pos,
+        ));
+        return out;
+    }
+    let Some(map) = root.as_map_mut() else {
+        return out;
+    };
+    out.function_config = map.remove("functionConfig").filter(|n| !n.is_null());
+    let items = match (map.remove("items"), split_items) {
+        (_, Some(items)) => items,
+        (None, None) => Vec::new(),
+        (
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }),
+            None,
+        ) => items,
+        (
+            Some(Node {
+                value: Value::Null, ..
+            }),
+            None,
+        ) => Vec::new(),
+        (Some(other), None) => {
+            out.loaded.diags.push(error_at(
+                "`items` of the ResourceList must be a list",
+                other.pos,
+            ));
+            return out;
+        }
+    };
+    let mut objects: Vec<Object> = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        match item_object(item, index) {
+            Ok(object) => objects.push(object),
+            Err(item) => {
+                if item
+                    .str_at(&["apiVersion"])
+                    .is_some_and(|v| v.starts_with("ome.io/"))
+                {
+                    out.loaded.diags.extend(object_problems(item, index));
+                } else {
+                    out.opaque.push(item);
+                }
+            }
+        }
+    }
+    out.loaded.objects = objects;
+    out.sources = u32::try_from(out.loaded.sources.len()).unwrap_or(u32::MAX);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n  data:\n    script: |\n      - not an item\n# a comment\n- apiVersion: v1\n  kind: List\n  items: []\n-   apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: b, namespace: x}\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n";
+
+    #[test]
+    fn block_items_are_parsed_one_by_one_each_its_own_source() {
+        let list = resource_list(LIST.to_string());
+        assert!(list.loaded.diags.is_empty(), "{:?}", list.loaded.diags);
+        assert_eq!(list.sources, 4, "the ResourceList and its three items");
+        let names: Vec<(&str, usize, u32, u32)> = list
+            .loaded
+            .objects
+            .iter()
+            .map(|o| {
+                (
+                    o.name.as_str(),
+                    o.doc_index,
+                    o.root.pos.file,
+                    o.root.pos.line,
+                )
+            })
+            .collect();
+        assert_eq!(names, [("a", 0, 1, 1), ("b", 2, 3, 1)]);
+        assert_eq!(
+            list.loaded.objects[0].root.str_at(&["data", "script"]),
+            Some("- not an item\n")
+        );
+        assert_eq!(list.loaded.objects[1].namespace.as_deref(), Some("x"));
+        assert_eq!(
+            list.loaded.sources.path(list.loaded.objects[0].pos()),
+            Some("cm.yaml (ResourceList items[0])")
+        );
+        assert_eq!(
+            list.loaded.sources.path(list.loaded.objects[1].pos()),
+            Some("ResourceList items[2]")
+        );
+        assert_eq!(list.opaque.len(), 1, "the List is passed through as it is");
+        let config = list.function_config.expect("functionConfig");
+        assert_eq!(config.str_at(&["metadata", "name"]), Some("c"));
+        assert_eq!(
+            (config.pos.file, config.pos.line),
+            (0, 20),
+            "its line in the ResourceList"
+        );
+    }
+
+    #[test]
+    fn other_layouts_are_parsed_whole_with_the_same_result() {
+        let flow = "{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}, {apiVersion: apps/v1, kind: Deployment, metadata: {name: b}}]}\n";
+        let list = resource_list(flow.to_string());
+        assert!(list.loaded.diags.is_empty(), "{:?}", list.loaded.diags);
+        assert_eq!(list.sources, 1);
+        let names: Vec<(&str, u32)> = list
+            .loaded
+            .objects
+            .iter()
+            .map(|o| (o.name.as_str(), o.root.pos.file))
+            .collect();
+        assert_eq!(names, [("a", 0), ("b", 0)]);
+        // An alias across items cannot be parsed item by item: the whole is.
+        let alias = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- &cm\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- *cm\n";
+        let list = resource_list(alias.to_string());
+        assert_eq!(list.sources, 1);
+        assert_eq!(list.loaded.diags.len(), 0, "{:?}", list.loaded.diags);
+    }
+
+    #[test]
+    fn the_layout_is_found_where_kustomize_and_kpt_write_it() {
+        assert_eq!(layout("items: []\n"), None);
+        assert_eq!(layout("kind: ResourceList\nitems:\n  a: 1\n"), None);
+        let text = "kind: ResourceList\nitems:\n  - a: 1\n    b:\n    - 2\n  - c: 3\nresults: []\n";
+        let l = layout(text).unwrap();
+        let parts: Vec<&str> = l.items.iter().map(|&(s, e)| &text[s..e]).collect();
+        assert_eq!(parts, ["  - a: 1\n    b:\n    - 2\n", "  - c: 3\n"]);
+        assert_eq!(&text[l.region.1..], "results: []\n");
+    }
+
+    #[test]
+    fn what_is_no_resource_list_is_an_error() {
+        for text in [
+            "",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n",
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n---\na: 1\n",
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata: {}\n",
+            "items: [",
+        ] {
+            let list = resource_list(text.to_string());
+            assert!(list.has_errors(), "{text:?}");
+        }
+    }
+}

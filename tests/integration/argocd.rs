@@ -1,0 +1,320 @@
+//! The Argo CD config management plugin's contract (`deploy/argocd/`), played without Argo
+//! CD: the application directory copied read-only, the environment argocd-cmp-server sets,
+//! the `generate` command of `plugin.yaml` run without a shell, in the application's
+//! directory, as user 999 (when the tests run as root); standard output must be a pure YAML
+//! stream of objects that `kubernetes-validate` accepts, and an error must exit non-zero
+//! with the message on standard error and nothing on standard output. The sidecar patch is
+//! applied with kustomize to a minimal argocd-repo-server.
+
+use crate::support::{kustomize, python_tools, repo_root, scratch};
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// `plugin.yaml`'s fields the contract needs, read with PyYAML: the generate command and
+/// arguments, the discovery file name, the announced parameters.
+struct Plugin {
+    argv: Vec<String>,
+    discover: String,
+    parameters: Vec<String>,
+}
+
+fn python(script: &str, stdin: &str) -> String {
+    let mut child = Command::new(python_tools().join("python"))
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("python reads");
+    let out = child.wait_with_output().expect("python ends");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn plugin() -> Plugin {
+    let text = fs::read_to_string(repo_root().join("deploy/argocd/plugin.yaml")).unwrap();
+    let script = "import sys, yaml\np = yaml.safe_load(sys.stdin)\nassert p['apiVersion'] == 'argoproj.io/v1alpha1' and p['kind'] == 'ConfigManagementPlugin'\ng = p['spec']['generate']\nprint('\\t'.join(g['command'] + g.get('args', [])))\nprint(p['spec']['discover']['fileName'])\nprint('\\t'.join(x['name'] for x in p['spec']['parameters']['static']))\n";
+    let out = python(script, &text);
+    let mut lines = out.lines();
+    let mut next = || lines.next().expect("a line").to_string();
+    let argv = next().split('\t').map(str::to_string).collect();
+    let discover = next();
+    let parameters = next().split('\t').map(str::to_string).collect();
+    Plugin {
+        argv,
+        discover,
+        parameters,
+    }
+}
+
+/// An application directory: the example, its InferenceService written without a
+/// namespace (the destination namespace applies), the plugin's marker file, all read-only.
+fn app(name: &str, broken: bool) -> PathBuf {
+    let root = scratch(name);
+    let dir = root.join("apps").join("llama-demo");
+    fs::create_dir_all(&dir).unwrap();
+    crate::support::copy_files(
+        &repo_root().join("examples/llama-demo"),
+        &dir,
+        str::to_string,
+    );
+    let isvc = dir.join("isvc.yaml");
+    let text = fs::read_to_string(&isvc)
+        .unwrap()
+        .replace("  namespace: llama-demo\n", "");
+    fs::write(&isvc, text).unwrap();
+    fs::write(
+        dir.join("ome-render.yaml"),
+        "terminationGracePeriodSeconds: 300\n",
+    )
+    .unwrap();
+    if broken {
+        fs::write(dir.join("broken.yaml"), "apiVersion: v1\nkind: [\n").unwrap();
+    }
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    dir
+}
+
+/// Whether this process runs as root (the CI does), read from /proc.
+fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
+struct Generated {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the plugin's generate command as argocd-cmp-server does: no shell, in the
+/// application's directory, with Argo CD's environment only, as user 999.
+fn generate(plugin: &Plugin, dir: &Path) -> Generated {
+    // The image's binary is this build's.
+    let program = match plugin.argv[0].as_str() {
+        "/usr/local/bin/ome-render" => PathBuf::from(env!("CARGO_BIN_EXE_ome-render")),
+        other => panic!("plugin.yaml runs {other}, which the image does not hold"),
+    };
+    let revision = "f913b6cbf58aa5ae5ca1f8a2b149477aebcbd9d8";
+    let mut cmd = Command::new(program);
+    cmd.args(&plugin.argv[1..])
+        .current_dir(dir)
+        .env_clear()
+        .envs([
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("HOME", "/home/argocd"),
+            ("ARGOCD_APP_NAME", "llama-demo"),
+            ("ARGOCD_APP_NAMESPACE", "llama-demo"),
+            ("ARGOCD_APP_PROJECT_NAME", "default"),
+            ("ARGOCD_APP_REVISION", revision),
+            ("ARGOCD_APP_REVISION_SHORT", &revision[..7]),
+            ("ARGOCD_APP_REVISION_SHORT_8", &revision[..8]),
+            ("ARGOCD_APP_SOURCE_PATH", "apps/llama-demo"),
+            (
+                "ARGOCD_APP_SOURCE_REPO_URL",
+                "https://git.example.com/platform/models.git",
+            ),
+            ("ARGOCD_APP_SOURCE_TARGET_REVISION", "main"),
+            ("KUBE_VERSION", "1.33.0"),
+            ("KUBE_API_VERSIONS", "v1,apps/v1,autoscaling/v2,policy/v1"),
+            (
+                "ARGOCD_APP_PARAMETERS",
+                r#"[{"name":"kinds","array":["Deployment","Service","HorizontalPodAutoscaler","PodDisruptionBudget"]}]"#,
+            ),
+            ("PARAM_KINDS_0", "Deployment"),
+            ("PARAM_KINDS_1", "Service"),
+            ("PARAM_KINDS_2", "HorizontalPodAutoscaler"),
+            ("PARAM_KINDS_3", "PodDisruptionBudget"),
+            ("ARGOCD_ENV_STRICT", "false"),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if is_root() {
+        cmd.uid(999).gid(999);
+    }
+    let out = cmd.output().expect("the generate command runs");
+    Generated {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn the_plugin_announces_what_ome_render_reads_and_discovers_by_its_marker() {
+    let p = plugin();
+    assert_eq!(p.argv, ["/usr/local/bin/ome-render", "render", "."]);
+    assert_eq!(p.discover, "./ome-render.yaml");
+    assert_eq!(
+        p.parameters,
+        ["namespace", "strict", "kinds", "include", "exclude"]
+    );
+    assert!(app("argocd-discover", false).join(&p.discover).is_file());
+}
+
+#[test]
+fn generate_writes_a_pure_yaml_stream_of_valid_objects() {
+    let p = plugin();
+    let dir = app("argocd-generate", false);
+    let out = generate(&p, &dir);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Every document is an object: what Argo CD's manifest splitting requires.
+    let kinds = python(
+        "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    assert isinstance(d, dict) and d.get('apiVersion') and d.get('kind'), d\n    print(d['kind'], d['metadata'].get('namespace', '-'))\n",
+        &out.stdout,
+    );
+    // PARAM_KINDS_* selected the kinds; the destination namespace found the namespaced
+    // runtime of an InferenceService written without a namespace, which its objects keep.
+    assert_eq!(
+        kinds,
+        "Service -\nService -\nDeployment -\nPodDisruptionBudget -\nHorizontalPodAutoscaler -\n"
+    );
+    // The settings file (the marker) was read.
+    assert!(out.stdout.contains("terminationGracePeriodSeconds: 300"));
+    let mut child = Command::new(python_tools().join("kubernetes-validate"))
+        .args(["--strict", "-k", "1.33.0", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubernetes-validate runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(out.stdout.as_bytes())
+        .unwrap();
+    let result = child.wait_with_output().unwrap();
+    let report = String::from_utf8_lossy(&result.stdout).into_owned()
+        + &String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{report}");
+    assert!(!report.contains("ERROR"), "{report}");
+    assert_eq!(report.matches("passed for resource").count(), 5, "{report}");
+}
+
+#[test]
+fn without_the_destination_namespace_the_runtime_is_not_found() {
+    // The test above holds because of ARGOCD_APP_NAMESPACE: outside Argo CD, the same
+    // directory renders in `default`, where no runtime is.
+    let dir = app("argocd-no-namespace", false);
+    let out = Command::new(env!("CARGO_BIN_EXE_ome-render"))
+        .args(["render", "."])
+        .current_dir(&dir)
+        .env("ARGOCD_APP_NAMESPACE", "llama-demo")
+        .env_remove("ARGOCD_APP_NAME")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in namespace default"));
+}
+
+#[test]
+fn an_error_exits_non_zero_with_the_message_on_stderr_and_nothing_on_stdout() {
+    let p = plugin();
+    let dir = app("argocd-error", true);
+    let out = generate(&p, &dir);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains("error[ome::load::yaml]"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("broken.yaml"), "{}", out.stderr);
+    assert!(out.stderr.contains("nothing was written"), "{}", out.stderr);
+}
+
+#[test]
+fn the_sidecar_component_patches_argocd_repo_server() {
+    let dir = scratch("argocd-component");
+    // A minimal argocd-repo-server with the two volumes the sidecar shares.
+    fs::write(
+        dir.join("repo-server.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-repo-server\n  namespace: argocd\nspec:\n  selector:\n    matchLabels: {app.kubernetes.io/name: argocd-repo-server}\n  template:\n    metadata:\n      labels: {app.kubernetes.io/name: argocd-repo-server}\n    spec:\n      containers:\n      - name: argocd-repo-server\n        image: quay.io/argoproj/argocd:v3.1.0\n      volumes:\n      - name: var-files\n        emptyDir: {}\n      - name: plugins\n        emptyDir: {}\n",
+    )
+    .unwrap();
+    // kustomize takes a component by a relative path: scratch is target/test-scratch/NAME.
+    let component = Path::new("../../../deploy/argocd");
+    assert!(dir.join(component).join("kustomization.yaml").is_file());
+    fs::write(
+        dir.join("kustomization.yaml"),
+        format!(
+            "namespace: argocd\nresources: [repo-server.yaml]\ncomponents: [{}]\nimages:\n- name: ghcr.io/OWNER/ome-render\n  newName: ghcr.io/example/ome-render\n  newTag: v0.2.0\n",
+            component.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(kustomize())
+        .arg("build")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = python(
+        "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    if d['kind'] == 'ConfigMap':\n        p = yaml.safe_load(d['data']['plugin.yaml'])\n        print('configmap', d['metadata']['name'].startswith('ome-render-plugin-'), p['kind'])\n        continue\n    spec = d['spec']['template']['spec']\n    c = [c for c in spec['containers'] if c['name'] == 'ome-render'][0]\n    print('image', c['image'])\n    print('command', c['command'][0])\n    print('user', c['securityContext']['runAsUser'], c['securityContext']['runAsNonRoot'])\n    print('mounts', ' '.join(m['mountPath'] for m in c['volumeMounts']))\n    v = {x['name']: x for x in spec['volumes']}\n    print('volumes', ' '.join(sorted(v)))\n    print('plugin volume', v['ome-render-plugin']['configMap']['name'].startswith('ome-render-plugin-'))\n    print('tmp', 'emptyDir' in v['ome-render-tmp'])\n",
+        &stdout,
+    );
+    assert_eq!(
+        summary,
+        "configmap True ConfigManagementPlugin\n\
+         image ghcr.io/example/ome-render:v0.2.0\n\
+         command /var/run/argocd/argocd-cmp-server\n\
+         user 999 True\n\
+         mounts /var/run/argocd /home/argocd/cmp-server/plugins /home/argocd/cmp-server/config/plugin.yaml /tmp\n\
+         volumes ome-render-plugin ome-render-tmp plugins var-files\n\
+         plugin volume True\n\
+         tmp True\n"
+    );
+}
+
+#[test]
+fn commands_run_as_argo_cds_user_on_a_read_only_copy() {
+    // What `generate` relies on: as root (CI), the command runs as 999, which can read the
+    // application's files but not write beside them.
+    if !is_root() {
+        return;
+    }
+    let dir = app("argocd-user", false);
+    let run_as = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .current_dir(&dir)
+            .uid(999)
+            .gid(999)
+            .output()
+            .unwrap()
+    };
+    let id = run_as("id", &["-u"]);
+    assert_eq!(String::from_utf8_lossy(&id.stdout).trim(), "999");
+    assert!(run_as("cat", &["isvc.yaml"]).status.success());
+    assert!(!run_as("touch", &["new.yaml"]).status.success());
+}
