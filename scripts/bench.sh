@@ -5,6 +5,7 @@
 #
 #   scripts/bench.sh [RUNS]           every case, RUNS alternating runs each (default 5)
 #   scripts/bench.sh --quick [RUNS]   the main corpus only (directory vs floor)
+#   scripts/bench.sh --diff [RUNS]    one render vs `diff` against a changed copy, only
 #
 # Prints each case's median wall time and peak memory, then each ratio with its bound and the
 # figure BENCHMARKS.md records; exits 1 when a ratio exceeds its recorded figure by more than
@@ -12,8 +13,9 @@
 # and python3; corpora and the floor's build are cached under target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-quick=
+quick= diff_only=
 if [ "${1:-}" = --quick ]; then quick=1; shift; fi
+if [ "${1:-}" = --diff ]; then diff_only=1; shift; fi
 runs=${1:-5}
 bench=${BENCH:-../shared/bench}
 [ -f "$bench/gen.py" ] || { echo "bench: $bench/gen.py not found" >&2; exit 2; }
@@ -34,22 +36,40 @@ stream_of() { # dir: one file holding every document of the corpus, in walk orde
   echo "$file"
 }
 
+changed_copy() { # dir: a copy as a pull request changes it — 5 runtimes (the first image),
+  # 5 models (the storage path), one runtime's priority (which can move auto-selections)
+  local copy=$1-changed
+  if [ ! -d "$copy" ]; then
+    rm -rf "$copy.new"; cp -r "$1" "$copy.new"
+    find "$copy.new/runtimes" -name '*.yaml' -path '*srt*' | LC_ALL=C sort | awk 'NR <= 5' |
+      xargs sed -i '0,/^\( *\)image: \(.*\)$/s//\1image: \2-patched/'
+    find "$copy.new/runtimes" -name '*.yaml' -path '*vllm*' | LC_ALL=C sort | awk 'NR == 1' |
+      xargs sed -i '0,/priority: 1$/s//priority: 9/'
+    find "$copy.new/models" -name '*.yaml' | LC_ALL=C sort | awk 'NR <= 5' |
+      xargs sed -i 's|path: /raid/models/|path: /raid/models-v2/|'
+    mv "$copy.new" "$copy"
+  fi
+  echo "$copy"
+}
+
 cargo build --release --quiet
-CARGO_TARGET_DIR=$work/floor-target cargo build --release --quiet \
-  --manifest-path "$bench/floor/Cargo.toml" --features serde-saphyr
-floor=$work/floor-target/release/yamlfloor
 ome=target/release/ome-render
-
 main=$(corpus 10000 1000 1000)
-out=$work/rendered.yaml
-"$ome" -q "$main" >"$out" 2>/dev/null   # the floor reads the corpus plus this output
-
 # Each case: a label and a command (run with stdout to /dev/null, stdin from $stdin_file).
 declare -a labels=() commands=()
 case_() { labels+=("$1"); commands+=("$2"); }
-case_ floor "$floor $main $out"
+if [ -z "$diff_only" ]; then
+  CARGO_TARGET_DIR=$work/floor-target cargo build --release --quiet \
+    --manifest-path "$bench/floor/Cargo.toml" --features serde-saphyr
+  floor=$work/floor-target/release/yamlfloor
+  out=$work/rendered.yaml
+  "$ome" -q "$main" >"$out" 2>/dev/null   # the floor reads the corpus plus this output
+  case_ floor "$floor $main $out"
+fi
 case_ dir "$ome -q $main"
-if [ -z "$quick" ]; then
+if [ -n "$diff_only" ]; then
+  case_ diff "$ome -q diff $main $(changed_copy "$main")"
+elif [ -z "$quick" ]; then
   stream=$(stream_of "$main")
   case_ stream "$ome -q $stream"
   case_ stream-json "$ome -q --error-format json $stream"
@@ -67,9 +87,7 @@ if [ -z "$quick" ]; then
   [ -x "$python" ] || python=python3
   [ -f "$list" ] || "$python" scripts/krm-list.py "$main" >"$list"
   case_ krm "target/release/ome-render-krm <$list"
-  if "$ome" diff --help >/dev/null 2>&1; then
-    case_ diff "$ome -q diff $main $main"
-  fi
+  case_ diff "$ome -q diff $main $(changed_copy "$main")"
 fi
 
 : >"$work/runs.txt"
@@ -121,6 +139,10 @@ ratio isvcs-20k/10k isvcs-20k dir s 2.1
 ratio threads-2/1 threads-2 threads-1 s 0.625
 ratio krm/dir krm dir s 1.2
 ratio diff/render diff dir s 2.5
+if [ -n "$diff_only" ]; then
+  "$ome" -q diff --timings "$main" "$(changed_copy "$main")" 2>&1 >/dev/null | grep '^timing:'
+  exit $status
+fi
 echo "tiny example: ${secs[tiny]:-?} s"
 echo "corpus: $(find "$main" -type f | wc -l) files, $(du -sb "$main" | cut -f1) bytes; output: $(wc -c <"$out") bytes"
 "$ome" -q --timings "$main" 2>&1 >/dev/null | grep '^timing:'

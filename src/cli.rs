@@ -1,7 +1,7 @@
 //! The command line (README.md, "Usage"): `ome-render [OPTIONS] [PATH]...` renders, and so does
-//! `ome-render render`; `check`, `explain`, `model-metadata`, `completions` and `man` are
-//! subcommands. The global flags work before and after a subcommand. Usage errors exit 2
-//! (clap's convention).
+//! `ome-render render`; `check`, `explain`, `model-metadata`, `diff`, `completions` and
+//! `man` are subcommands. The global flags work before and after a subcommand. Usage errors
+//! exit 2 (clap's convention).
 
 use crate::diagnostics::report::ErrorFormat;
 use crate::emit::Format;
@@ -23,7 +23,8 @@ pub const VERSION: &str = env!("OME_RENDER_VERSION");
         or Flux to apply. Reads ClusterBaseModels, BaseModels, ServingRuntimes, \
         ClusterServingRuntimes, AcceleratorClasses and InferenceServices beside ordinary objects, \
         which pass through unchanged.\n\nExit codes: 0 rendered (warnings allowed), 1 the input \
-        has errors or renders nothing (nothing is written), 2 bad usage or a failure of the tool.",
+        has errors or renders nothing (nothing is written), 2 bad usage or a failure of the tool; \
+        `diff --exit-code`: 3 when the renders differ.",
     after_help = "A path named like a subcommand is read as a path after `--` or as `./check`."
 )]
 pub struct Cli {
@@ -44,6 +45,25 @@ pub enum Command {
     Check(CheckArgs),
     /// Explain why each runtime is or isn't chosen, like `kubectl ome runtime explain`.
     Explain(ExplainArgs),
+    /// Compare two renders: what a change rolls out, and to which InferenceServices.
+    #[command(
+        long_about = "Compare two renders: what a change rolls out, and to which InferenceServices. \
+            `ome-render diff BASE HEAD` renders two paths; `ome-render diff --base-ref REV [PATH]...` \
+            renders the paths as they are and as they were at the Git revision REV (read from a \
+            temporary worktree; the working tree is not touched). Both sides are rendered with the \
+            same flags; objects are matched by group, kind, namespace and name.\n\nThe report \
+            gives the counts, the impact (each changed runtime, model, accelerator class or \
+            settings file and the InferenceServices it reaches; changed runtime choices), then each \
+            InferenceService's objects as unified diffs. Secret values are shown as short hashes.\n\n\
+            Exit codes: 0 compared (differences or not, unless --exit-code), 1 either side has input \
+            errors (nothing is written), 2 bad usage or a failure of the tool, 3 the renders differ \
+            and --exit-code was given.",
+        after_help = "Field paths: dotted (`spec.replicas`); a key with dots in brackets \
+            (`metadata.annotations[example.com/build]`) or plainly, the longest key present winning \
+            (`metadata.annotations.example.com/build`); `*` is any key or list item; a number is a \
+            list index."
+    )]
+    Diff(DiffArgs),
     /// Print the spec fields OME's model agent would write for a local Hugging Face snapshot.
     ModelMetadata(ModelMetadataArgs),
     /// Print a shell completion script.
@@ -293,6 +313,49 @@ pub enum ColorArg {
     Auto,
     Always,
     Never,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// BASE and HEAD, the two paths to compare; with --base-ref, the paths to render at both
+    /// revisions (default: the current directory).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Render the base from this Git revision of the current repository (branch, tag,
+    /// commit), checked out into a temporary worktree.
+    #[arg(long, value_name = "REV")]
+    pub base_ref: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text, value_name = "FORMAT")]
+    pub format: DiffFormat,
+    /// The most bytes the Markdown report takes (GitHub's comment limit is 65,536
+    /// characters): object diffs are cut first, the summary and impact always stay.
+    #[arg(long, value_name = "BYTES", default_value_t = 65_000)]
+    pub max_bytes: usize,
+    /// Leave this field out of every object before comparing (repeatable), e.g.
+    /// `metadata.annotations.example.com/build`.
+    #[arg(long, value_name = "PATH")]
+    pub ignore_field: Vec<String>,
+    /// Lines of context around each change.
+    #[arg(short = 'U', long, value_name = "LINES", default_value_t = 3)]
+    pub unified: usize,
+    /// Exit with 3 when the renders differ (`git diff --exit-code` uses 1, which means input
+    /// errors here).
+    #[arg(long)]
+    pub exit_code: bool,
+    /// Print how long each stage took to standard error.
+    #[arg(long, hide = true)]
+    pub timings: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffFormat {
+    /// For a terminal: coloured there, plain in a pipe.
+    Text,
+    /// For a pull-request comment or job summary, within --max-bytes.
+    Markdown,
+    /// One JSON document with everything.
+    Json,
 }
 
 #[derive(Args, Debug)]

@@ -32,7 +32,8 @@ pub(crate) fn key(runtime: &Runtime) -> RuntimeKey {
 #[derive(Debug, Default)]
 pub(crate) struct Inherited {
     specs: BTreeMap<RuntimeKey, RuntimeSpec>,
-    chains: BTreeMap<RuntimeKey, Vec<String>>,
+    /// The runtimes each inheriting runtime inherits from, root first, itself left out.
+    parents: BTreeMap<RuntimeKey, Vec<RuntimeKey>>,
     /// Runtimes whose chain is broken; InferenceServices naming them fail.
     broken: BTreeMap<RuntimeKey, String>,
 }
@@ -45,6 +46,11 @@ impl Inherited {
             return Err(error);
         }
         Ok(self.specs.get(&k).unwrap_or(&runtime.spec))
+    }
+
+    /// The runtimes `runtime` inherits from, root first (none when it inherits nothing).
+    pub(crate) fn parents(&self, runtime: &Runtime) -> &[RuntimeKey] {
+        self.parents.get(&key(runtime)).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -214,8 +220,10 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
             }
         }
         let spec = RuntimeSpec::read(&merged, &runtime.object, &mut diags);
-        out.chains
-            .insert(key(runtime), chain.iter().map(|r| r.name.clone()).collect());
+        out.parents.insert(
+            key(runtime),
+            chain[..chain.len() - 1].iter().map(|r| key(r)).collect(),
+        );
         out.specs.insert(key(runtime), spec);
     }
     (out, diags)

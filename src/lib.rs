@@ -14,6 +14,7 @@
 //!   resolves runtime inheritance; [`select`] resolves each InferenceService's model, runtime
 //!   and accelerator classes; [`render`] builds the Deployments, Services and the rest;
 //!   [`emit`] checks, orders and writes the output (the only module that writes files);
+//!   [`diff`] compares two renders, says what changed them, and writes the report;
 //! - on top: [`pipeline`] runs the stages, [`cli`] is the command line and [`commands`] runs
 //!   it (the only module that prints).
 //!
@@ -27,6 +28,7 @@ pub(crate) mod catalog;
 pub mod cli;
 pub(crate) mod commands;
 pub(crate) mod diagnostics;
+pub(crate) mod diff;
 pub(crate) mod emit;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

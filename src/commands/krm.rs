@@ -493,6 +493,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
             limits,
+            ..LoadOptions::default()
         };
         load::load_more(std::mem::take(&mut loaded), &options, &mut |_| {
             Ok(Vec::new())

@@ -1,6 +1,6 @@
 //! The subcommands, one file each: `render` (the default, and `check`), `explain`,
-//! `model_metadata`, and the shell helpers (`completions`, `man`). Each turns parsed
-//! arguments into a pipeline run and an exit status; only here are diagnostics printed.
+//! `model_metadata`, `diff`, and the shell helpers (`completions`, `man`). Each turns
+//! parsed arguments into a pipeline run and an exit status; only here are diagnostics printed.
 
 #![expect(
     clippy::disallowed_methods,
@@ -8,6 +8,7 @@
 )]
 
 pub(crate) mod argocd;
+pub(crate) mod diff;
 pub(crate) mod effective;
 pub(crate) mod explain;
 pub(crate) mod krm;
@@ -28,12 +29,14 @@ use crate::source::Sources;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
-/// How a run ended: 0 rendered, 1 the input has errors, 2 usage or tool failure.
+/// How a run ended: 0 rendered, 1 the input has errors, 2 usage or tool failure; 3 the
+/// renders differ (`diff --exit-code`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitStatus {
     Success,
     InputErrors,
     Failure,
+    Differences,
 }
 
 impl ExitStatus {
@@ -42,6 +45,7 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::InputErrors => 1,
             ExitStatus::Failure => 2,
+            ExitStatus::Differences => 3,
         }
     }
 }
@@ -66,6 +70,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Check(args)) => render::check(global, args),
         Some(Command::Explain(args)) if args.effective => effective::effective(global, args),
         Some(Command::Explain(args)) => explain::explain(global, args),
+        Some(Command::Diff(args)) => diff::diff(global, args),
         Some(Command::Pin(args)) => pin::pin(global, args),
         Some(Command::Tree(args)) => tree::tree(global, args),
         Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
@@ -84,6 +89,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
             limits: global.limits(),
+            relocated: Vec::new(),
         },
         namespace: global
             .namespace
@@ -109,6 +115,11 @@ fn env_flag(name: &str) -> bool {
 /// `CLICOLOR_FORCE` (set, and not `0`) turn it on, `NO_COLOR` (set, not empty) off, and
 /// otherwise only a terminal gets it (SEMANTICS.md#diagnostics).
 fn use_color(global: &GlobalArgs) -> bool {
+    color_on(global, std::io::stderr().is_terminal())
+}
+
+/// The colour rule of [`use_color`] for a stream that is or isn't a `terminal`.
+pub(crate) fn color_on(global: &GlobalArgs, terminal: bool) -> bool {
     match global.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -118,7 +129,7 @@ fn use_color(global: &GlobalArgs) -> bool {
             } else if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
                 false
             } else {
-                std::io::stderr().is_terminal()
+                terminal
             }
         }
     }
@@ -137,6 +148,25 @@ pub(crate) enum Outcome {
 /// by `-q`; the first few of each code unless `--verbose`), then one summary line when
 /// anything was printed or `always_summary`. Says whether the run failed because of them.
 pub(crate) fn report(
+    diags: &mut [Diagnostic],
+    sources: &Sources,
+    global: &GlobalArgs,
+    outcome: Outcome,
+    always_summary: bool,
+) -> bool {
+    report_to(
+        &mut std::io::stderr().lock(),
+        diags,
+        sources,
+        global,
+        outcome,
+        always_summary,
+    )
+}
+
+/// [`report`], written to `out`.
+pub(crate) fn report_to(
+    out: &mut dyn Write,
     diags: &mut [Diagnostic],
     sources: &Sources,
     global: &GlobalArgs,
@@ -162,11 +192,10 @@ pub(crate) fn report(
     summarised.extend(omitted.as_ref().map(Item::Diagnostic));
     let text = render_report(&summarised, sources, format, use_color(global));
     let summary = Summary::of(diags, sources.len());
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(text.as_bytes());
+    let _ = out.write_all(text.as_bytes());
     if format == ErrorFormat::Human && (!shown.is_empty() || always_summary) {
         let _ = writeln!(
-            stderr,
+            out,
             "{}",
             summary.line(outcome == Outcome::Writes && summary.errors > 0)
         );

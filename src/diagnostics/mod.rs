@@ -89,6 +89,8 @@ pub(crate) enum Code {
     KindUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
+    /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
+    DiffPathMissing,
     /// `spec.runtime.revision` that OME's webhook rejects: without `autoSync: false`, or not
     /// named for the runtime (SEMANTICS.md#pins).
     PinInvalid,
@@ -214,6 +216,7 @@ impl Code {
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
+            Code::DiffPathMissing => "ome::diff::path-missing",
             Code::PinInvalid => "ome::pin::invalid",
             Code::RevisionMissing => "ome::pin::revision-missing",
             Code::RevisionRuntimeMismatch => "ome::pin::runtime-mismatch",

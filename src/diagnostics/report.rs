@@ -108,7 +108,7 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// `7040` as `7,040`.
-fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

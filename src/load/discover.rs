@@ -25,6 +25,20 @@ pub(crate) struct LoadOptions {
     pub(crate) settings: Option<PathBuf>,
     /// How much input a run accepts (SEMANTICS.md#limits).
     pub(crate) limits: Limits,
+    /// Paths (of `paths` or `settings`) read from somewhere else than where they are
+    /// written, and shown and matched against the globs as written: `diff --base-ref`
+    /// reads the paths inside the repository from a checkout of the base revision.
+    pub(crate) relocated: Vec<(PathBuf, PathBuf)>,
+}
+
+impl LoadOptions {
+    /// Where `path`, as written, is read from.
+    fn real(&self, path: &Path) -> PathBuf {
+        self.relocated
+            .iter()
+            .find(|(written, _)| written == path)
+            .map_or_else(|| path.to_path_buf(), |(_, real)| real.clone())
+    }
 }
 
 /// What discovery found.
@@ -52,11 +66,12 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    fn file(path: PathBuf, is_settings: bool) -> Input {
+    /// The file at `real`, shown as `shown` (the same path unless it is relocated).
+    fn file(real: PathBuf, shown: &Path, is_settings: bool) -> Input {
         Input {
-            is_lock: path.file_name().is_some_and(|n| n == LOCK_FILE),
-            display: display(&path),
-            path: Some(path),
+            is_lock: shown.file_name().is_some_and(|n| n == LOCK_FILE),
+            display: display(shown),
+            path: Some(real),
             is_settings,
         }
     }
@@ -108,14 +123,24 @@ fn special_kind(kind: FileType) -> &'static str {
     "not a regular file"
 }
 
+/// The directory a file is in, `.` for a bare name.
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// The settings file of a run: `--settings`, else `ome-render.yaml` in the first path (a
-/// directory), or beside it (a file, or `-` for the current directory).
+/// directory), or beside it (a file, or `-` for the current directory). Returns where it is
+/// read from and how it is shown, and where it was looked for.
 fn settings_file(
     options: &LoadOptions,
     first: &Path,
-) -> Result<(Option<PathBuf>, String), LoadError> {
+) -> Result<(Option<(PathBuf, String)>, String), LoadError> {
     if let Some(path) = &options.settings {
-        let meta = std::fs::metadata(path).map_err(|e| {
+        let real = options.real(path);
+        let meta = std::fs::metadata(&real).map_err(|e| {
             LoadError(format!(
                 "cannot read the settings file {}: {e}",
                 display(path)
@@ -128,22 +153,23 @@ fn settings_file(
                 special_kind(meta.file_type())
             )));
         }
-        return Ok((Some(path.clone()), display(path)));
+        return Ok((Some((real, display(path))), display(path)));
     }
-    let dir = if first.as_os_str() == "-" {
-        PathBuf::from(".")
-    } else if first.is_dir() {
-        first.to_path_buf()
+    let real_first = options.real(first);
+    let (dir, real_dir) = if first.as_os_str() == "-" {
+        (PathBuf::from("."), PathBuf::from("."))
+    } else if real_first.is_dir() {
+        (first.to_path_buf(), real_first)
     } else if first.file_name().is_some_and(|n| n == SETTINGS_FILE) {
-        return Ok((Some(first.to_path_buf()), display(first)));
+        return Ok((Some((real_first, display(first))), display(first)));
     } else {
-        match first.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
+        (parent_dir(first), parent_dir(&real_first))
     };
     let candidate = dir.join(SETTINGS_FILE);
-    let found = candidate.is_file().then(|| candidate.clone());
+    let real_candidate = real_dir.join(SETTINGS_FILE);
+    let found = real_candidate
+        .is_file()
+        .then(|| (real_candidate, display(&candidate)));
     Ok((found, display(&candidate)))
 }
 
@@ -158,7 +184,7 @@ pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, Loa
     Ok(Discovered {
         inputs: Vec::new(),
         settings_looked_for: settings_path.is_none().then_some(looked_at),
-        settings: settings_path.map(|p| Input::file(p, true)),
+        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
         diags: Vec::new(),
     })
 }
@@ -173,17 +199,14 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
         &options.paths
     };
     let (settings_path, looked_at) = settings_file(options, &paths[0])?;
-    let is_chosen = |p: &Path| settings_path.as_deref().is_some_and(|s| same_file(s, p));
+    let is_chosen = |p: &Path| settings_path.as_ref().is_some_and(|(s, _)| same_file(s, p));
 
     let mut inputs = Vec::new();
     let mut diags = Vec::new();
-    let ignore = |p: &Path, diags: &mut Vec<Diagnostic>| {
+    let ignore = |shown: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(Diagnostic::note(
             Code::SettingsDefaults,
-            format!(
-                "{} ignored: the settings of the first path (or --settings) apply",
-                display(p)
-            ),
+            format!("{shown} ignored: the settings of the first path (or --settings) apply"),
         ));
     };
     for path in paths {
@@ -196,26 +219,33 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
             });
             continue;
         }
-        let meta = std::fs::metadata(path)
+        let real = options.real(path);
+        let meta = std::fs::metadata(&real)
             .map_err(|e| LoadError(format!("cannot read {}: {e}", display(path))))?;
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(path, &mut found, &mut diags)?;
+            walk(&real, &mut found, &mut diags)?;
             for file in found {
-                let rel = file.strip_prefix(path).unwrap_or(&file).to_path_buf();
+                let rel = file.strip_prefix(&real).unwrap_or(&file).to_path_buf();
+                // As written: the walked path itself, unless the path is relocated.
+                let shown = if real == *path {
+                    file.clone()
+                } else {
+                    path.join(&rel)
+                };
                 if rel.as_os_str() == SETTINGS_FILE {
                     if !is_chosen(&file) {
-                        ignore(&file, &mut diags);
+                        ignore(&display(&shown), &mut diags);
                     }
                     continue;
                 }
-                if selected(&rel, &file, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
-                    inputs.push(Input::file(file, false));
+                if selected(&rel, &shown, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
+                    inputs.push(Input::file(file, &shown, false));
                 }
             }
-            let lock = path.join(LOCK_FILE);
+            let lock = real.join(LOCK_FILE);
             if lock.is_file() {
-                inputs.push(Input::file(lock, false));
+                inputs.push(Input::file(lock, &path.join(LOCK_FILE), false));
             }
         } else if !meta.is_file() {
             // A FIFO or a device could be read forever (or block until a writer comes).
@@ -226,18 +256,18 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 special_kind(meta.file_type())
             )));
         } else if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
-            if !is_chosen(path) {
-                ignore(path, &mut diags);
+            if !is_chosen(&real) {
+                ignore(&display(path), &mut diags);
             }
-        } else if !is_chosen(path) {
+        } else if !is_chosen(&real) {
             // A file named on the command line is read whatever its extension.
-            inputs.push(Input::file(path.clone(), false));
+            inputs.push(Input::file(real, path, false));
         }
     }
     Ok(Discovered {
         inputs,
         settings_looked_for: settings_path.is_none().then_some(looked_at),
-        settings: settings_path.map(|p| Input::file(p, true)),
+        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
         diags,
     })
 }

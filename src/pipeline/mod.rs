@@ -2,18 +2,19 @@
 //! catalog → (per InferenceService, in parallel) resolve → render → serialise → output
 //! checks → filter and order. Shared by `render`, `check` and `explain`.
 
-use crate::catalog::{self, Catalog};
+use crate::catalog::{self, Catalog, ResourceId};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::diff::normalise::{Normalise, fingerprint};
 use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
 use crate::load::{self, LoadError, LoadOptions};
 use crate::model::Settings;
 use crate::render;
 use crate::rendered::Rendered;
-use crate::select::resolve::{Resolver, resolve};
+use crate::select::resolve::{ResolvedIsvc, Resolver, resolve};
 use crate::source::Sources;
 use rayon::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// What to render.
@@ -32,12 +33,20 @@ pub(crate) struct Options {
     pub(crate) allow_empty: bool,
     /// Each object goes to a file of its own: check that it can.
     pub(crate) file_per_object: bool,
+    /// For `diff`: also return what each InferenceService resolved to and a fingerprint of
+    /// each consumed input, to attribute changes, and leave the objects in render order
+    /// (`diff` orders only what differs). Off for a render.
+    pub(crate) trace: bool,
+    /// Applied to each object's tree before it is serialised (`diff`: ignored fields, Secret
+    /// values).
+    pub(crate) normalise: Option<Normalise>,
     /// Passed-through objects are written whatever `kinds` selects: a KRM function returns
     /// every item it does not own (SEMANTICS.md#krm-function).
     pub(crate) keep_passthrough: bool,
 }
 
-/// The result of a run: objects in output order, and every diagnostic, sorted.
+/// The result of a run: objects in output order (in render order with `Options::trace`), and
+/// every diagnostic, sorted.
 #[derive(Debug, Default)]
 pub(crate) struct Rendering {
     pub(crate) sources: Sources,
@@ -47,6 +56,12 @@ pub(crate) struct Rendering {
     pub(crate) timings: Vec<(&'static str, Duration)>,
     /// Names `--kinds` gives that are no kind at all, with the closest kind: a usage error.
     pub(crate) unknown_kinds: Vec<(String, Option<String>)>,
+    /// The controller settings the run used.
+    pub(crate) settings: Settings,
+    /// With `Options::trace`: what each InferenceService resolved to, in catalog order.
+    pub(crate) resolved: Vec<ResolvedIsvc>,
+    /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
+    pub(crate) inputs: BTreeMap<ResourceId, u64>,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -145,6 +160,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             sources,
             diags,
             timings,
+            settings,
             ..Rendering::default()
         };
     }
@@ -154,6 +170,24 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         .chain(&catalog.consumed)
         .map(|o| o.kind.clone())
         .collect();
+    // `diff` compares the consumed objects (and the runtime revisions pins render from) by
+    // their fingerprints, taken before the trees go.
+    let inputs = if options.trace {
+        let revisions = catalog
+            .passthrough
+            .iter()
+            .filter(|o| crate::revision::is_runtime_revision(o));
+        catalog
+            .consumed
+            .iter()
+            .chain(revisions)
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map(|o| (ResourceId::of(o, &options.namespace), fingerprint(&o.root)))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     // The consumed objects' trees are needed only to be written again: without --keep-ome
     // they go now, before the output takes their place in memory.
     if !options.keep_ome {
@@ -166,7 +200,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
-    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>)> = inference_services
+    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>, Option<ResolvedIsvc>)> = inference_services
         .into_par_iter()
         .map(|mut isvc| {
             // OME's admission of the InferenceService as written; when it rejects it, the
@@ -174,31 +208,44 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             // nothing is rendered.
             let mut d = std::mem::take(&mut isvc.admission);
             let admitted = !d.iter().any(Diagnostic::is_error);
+            let mut summary = None;
             let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
                 Some(resolution) if admitted => {
                     let mut objects =
                         render::render_inference_service(&isvc, &resolution, &settings, &mut d);
+                    if let Some(normalise) = &options.normalise {
+                        objects.iter_mut().for_each(|o| normalise.apply(o));
+                    }
                     if let Some(format) = options.serialise {
                         objects.iter_mut().for_each(|o| emit::serialise(o, format));
+                    }
+                    if options.trace {
+                        summary = Some(resolution.summary(&isvc));
                     }
                     objects
                 }
                 _ => Vec::new(),
             };
-            (objects, d)
+            (objects, d, summary)
         })
         .collect();
 
     let mut objects: Vec<Rendered> = Vec::with_capacity(
-        per_isvc.iter().map(|(o, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
+        per_isvc.iter().map(|(o, _, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
     );
-    for (o, d) in per_isvc {
+    let mut resolved = Vec::new();
+    for (o, d, summary) in per_isvc {
         objects.extend(o);
         diags.extend(d);
+        resolved.extend(summary);
     }
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);
-        Rendered::new(obj.root, None, pos)
+        let mut object = Rendered::new(obj.root, None, pos);
+        if let Some(normalise) = &options.normalise {
+            normalise.apply(&mut object);
+        }
+        object
     };
     objects.extend(catalog.passthrough.into_iter().map(passed_through));
     if options.keep_ome {
@@ -259,7 +306,10 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         emit::serialise_all(&mut objects, format);
         emit::checks::flux_substitution(&objects, &mut diags);
     }
-    emit::sort(&mut objects);
+    // `diff` orders only what differs; the output order is for writing.
+    if !options.trace {
+        emit::sort(&mut objects);
+    }
     crate::diagnostics::sort(&mut diags);
     lap("check, filter and sort");
     Rendering {
@@ -268,6 +318,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         diags,
         timings,
         unknown_kinds,
+        settings,
+        resolved,
+        inputs,
     }
 }
 

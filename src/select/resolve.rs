@@ -10,14 +10,15 @@ use super::named::{
 use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ResourceId};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::inherit::Inherited;
+use crate::inherit::{Inherited, RuntimeKey};
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::{
     AcceleratorClass, BaseModel, InferenceService, Role, Runtime, RuntimeSpec, Scope,
     SupportedFormat,
 };
+use crate::revision::Revision;
 use crate::yaml::Pos;
 
 /// What an InferenceService resolved to: its model, its runtime and the accelerator of each
@@ -27,6 +28,8 @@ pub(crate) struct Resolution<'a> {
     pub(crate) runtime_name: &'a str,
     /// The spec the pods are built from (inherited when the runtime was named).
     pub(crate) runtime: &'a RuntimeSpec,
+    /// Where the runtime is defined and how it was chosen.
+    pub(crate) chosen: Chosen<'a>,
     /// The engine's and the decoder's accelerator. An error is reported by rendering when it
     /// reaches the component, as OME reports it when it reconciles that component.
     engine: Result<Accelerator<'a>, Diagnostic>,
@@ -44,6 +47,82 @@ impl<'a> Resolution<'a> {
             Role::Engine => self.engine.as_ref(),
             Role::Decoder => self.decoder.as_ref(),
             Role::Router => Ok(NONE),
+        }
+    }
+}
+
+/// Which runtime a resolution chose: where it is defined, whether auto-selection chose it,
+/// the runtimes its spec inherits from (root first; none when auto-selected, since
+/// auto-selection uses a runtime's own spec), and the revision a pin renders from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chosen<'a> {
+    pub(crate) scope: Scope,
+    /// The ServingRuntime's namespace (`None`: the InferenceService's, or cluster scope).
+    pub(crate) namespace: Option<&'a str>,
+    pub(crate) auto_selected: bool,
+    pub(crate) parents: &'a [RuntimeKey],
+    pub(crate) revision: Option<&'a Revision>,
+}
+
+/// What one InferenceService resolved to, owned, for `diff` to say which changed resource
+/// changed its objects (SEMANTICS.md#diff-impact). Built only when asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ResolvedIsvc {
+    pub(crate) isvc: ResourceId,
+    pub(crate) runtime: ResourceId,
+    pub(crate) auto_selected: bool,
+    /// The runtimes the chosen one inherits from, root first.
+    pub(crate) parents: Vec<ResourceId>,
+    /// The runtime revision (a ControllerRevision) a pinned InferenceService renders from.
+    pub(crate) revision: Option<ResourceId>,
+    pub(crate) model: Option<ResourceId>,
+    /// The AcceleratorClass of each component that has one.
+    pub(crate) classes: Vec<(Role, ResourceId)>,
+}
+
+fn runtime_id(scope: Scope, namespace: &str, name: &str) -> ResourceId {
+    match scope {
+        Scope::Cluster => ResourceId::new("ClusterServingRuntime", "", name),
+        Scope::Namespaced => ResourceId::new("ServingRuntime", namespace, name),
+    }
+}
+
+impl Resolution<'_> {
+    /// The owned summary of this resolution of `isvc`.
+    pub(crate) fn summary(&self, isvc: &InferenceService) -> ResolvedIsvc {
+        let classes = [Role::Engine, Role::Decoder]
+            .into_iter()
+            .filter_map(|role| {
+                let class = self.accelerator(role).ok()?.class?;
+                Some((role, ResourceId::new("AcceleratorClass", "", &class.name)))
+            })
+            .collect();
+        ResolvedIsvc {
+            isvc: ResourceId::new("InferenceService", &isvc.lookup_namespace, &isvc.name),
+            runtime: runtime_id(
+                self.chosen.scope,
+                self.chosen.namespace.unwrap_or(&isvc.lookup_namespace),
+                self.runtime_name,
+            ),
+            revision: self
+                .chosen
+                .revision
+                .map(|r| ResourceId::new("ControllerRevision", &r.namespace, &r.name)),
+            auto_selected: self.chosen.auto_selected,
+            parents: self
+                .chosen
+                .parents
+                .iter()
+                .map(|(scope, ns, name)| runtime_id(*scope, ns, name))
+                .collect(),
+            model: self.model.map(|m| {
+                ResourceId::new(
+                    &m.object.kind,
+                    m.namespace.as_deref().unwrap_or(""),
+                    &m.name,
+                )
+            }),
+            classes,
         }
     }
 }
@@ -148,12 +227,14 @@ fn resolution<'a>(
     model: Option<&'a BaseModel>,
     runtime_name: &'a str,
     runtime: &'a RuntimeSpec,
+    chosen: Chosen<'a>,
     best_entry: Option<&'a SupportedFormat>,
 ) -> Resolution<'a> {
     Resolution {
         model,
         runtime_name,
         runtime,
+        chosen,
         engine: accelerator(isvc, Role::Engine, runtime, best_entry, catalog),
         decoder: accelerator(isvc, Role::Decoder, runtime, best_entry, catalog),
     }
@@ -423,7 +504,7 @@ pub(crate) fn resolve<'a>(
         }
         // The spec the pods are built from: the live one, or the pinned revision's
         // (SEMANTICS.md#pins).
-        let (name, spec): (&'a str, &'a RuntimeSpec) = if pinned {
+        let (name, spec, revision): (&'a str, &'a RuntimeSpec, Option<&'a Revision>) = if pinned {
             let live_view = live.map(|(_, spec)| pins::Live::of(spec));
             let status = pins::status(isvc, catalog, live_view.as_ref());
             let pin_diags = pins::diagnostics(isvc, catalog, &status);
@@ -433,13 +514,13 @@ pub(crate) fn resolve<'a>(
                 return None;
             }
             match (status.revision(), live) {
-                (Some(rev), _) => (rev.runtime_of.as_str(), &rev.spec),
-                (None, Some((runtime, spec))) => (runtime.name.as_str(), spec),
+                (Some(rev), _) => (rev.runtime_of.as_str(), &rev.spec, Some(rev)),
+                (None, Some((runtime, spec))) => (runtime.name.as_str(), spec, None),
                 (None, None) => return None,
             }
         } else {
             let (runtime, spec) = live?;
-            (runtime.name.as_str(), spec)
+            (runtime.name.as_str(), spec, None)
         };
         // A disabled spec is refused: the live one by the webhook above when there is a
         // model, otherwise (and a disabled revision) by the controller.
@@ -464,7 +545,18 @@ pub(crate) fn resolve<'a>(
             return None;
         }
         let entry = model.and_then(|m| best_entry(spec, m, false).map(|(_, e)| e));
-        return Some(resolution(isvc, catalog, model, name, spec, entry));
+        let chosen = Chosen {
+            scope: live.map_or_else(|| pins::declared_kind(runtime_ref), |(r, _)| r.scope),
+            namespace: live.and_then(|(r, _)| r.namespace.as_deref()),
+            auto_selected: false,
+            // A revision is a frozen spec: what the live chain inherits is not in it.
+            parents: match (live, revision) {
+                (Some((runtime, _)), None) => resolver.inherited.parents(runtime),
+                _ => &[],
+            },
+            revision,
+        };
+        return Some(resolution(isvc, catalog, model, name, spec, chosen, entry));
     }
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
@@ -486,6 +578,13 @@ pub(crate) fn resolve<'a>(
                 Some(model),
                 selection.runtime.name,
                 selection.runtime.spec,
+                Chosen {
+                    scope: selection.runtime.scope,
+                    namespace: Some(selection.runtime.namespace),
+                    auto_selected: true,
+                    parents: &[],
+                    revision: None,
+                },
                 selection.best_entry.map(|(_, e)| e),
             ))
         }

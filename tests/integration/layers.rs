@@ -1,7 +1,7 @@
 //! The layers of ARCHITECTURE.md, enforced: a module may use only modules at or below its
 //! own layer. The libraries (`yaml`, `source`, `diagnostics`, `merge`, `rendered`) sit
 //! beneath the stages; the stages run load → model → catalog → inherit → select → render →
-//! emit; `pipeline`, `cli` and `commands` sit on top.
+//! emit, and `diff` compares two renders; `pipeline`, `cli` and `commands` sit on top.
 
 use crate::support::repo_root;
 use std::path::Path;
@@ -22,6 +22,7 @@ const LAYERS: &[&str] = &[
     "select",
     "render",
     "emit",
+    "diff",
     "pipeline",
     "cli",
     "commands",

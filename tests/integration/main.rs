@@ -7,6 +7,9 @@
 //!   line, compared with a reviewed snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
+//! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
+//! - [`action`]: the GitHub Action's metadata (check-jsonschema) and its script against a
+//!   mock GitHub API;
 //! - [`yaml11`]: the output read back by a YAML 1.1 reader (PyYAML) keeps its strings;
 //! - [`validate`]: the output passes the Kubernetes API schemas (`kubernetes-validate`);
 //! - [`flux`]: `render --check` of a committed render, and the `${` warning;
@@ -20,10 +23,12 @@
     reason = "the tests set up and inspect files around the binary"
 )]
 
+mod action;
 mod argocd;
 mod bad;
 mod cli;
 mod contract;
+mod diff;
 mod fixtures;
 mod flux;
 mod krm;

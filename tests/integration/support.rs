@@ -103,8 +103,13 @@ pub(crate) fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String
 }
 
 /// The Python tools the tests run, pinned so a result cannot drift: PyYAML (a YAML 1.1
-/// reader) and kubernetes-validate (the Kubernetes API schemas).
-const PYTHON_TOOLS: &[&str] = &["pyyaml==6.0.4", "kubernetes-validate==1.37.0"];
+/// reader), kubernetes-validate (the Kubernetes API schemas) and check-jsonschema (with
+/// SchemaStore's GitHub Actions schemas vendored, so it works offline).
+const PYTHON_TOOLS: &[&str] = &[
+    "pyyaml==6.0.4",
+    "kubernetes-validate==1.37.0",
+    "check-jsonschema==0.39.0",
+];
 
 /// The Python tools, installed once into a virtual environment under `target/`, so
 /// `cargo test` works on a fresh machine. Returns the environment's `bin` directory.
@@ -117,7 +122,8 @@ pub(crate) fn python_tools() -> &'static Path {
         let stamp = venv.join("ome-render-requirements.txt");
         let wanted = PYTHON_TOOLS.join("\n");
         let ready = std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted)
-            && bin.join("kubernetes-validate").exists();
+            && bin.join("kubernetes-validate").exists()
+            && bin.join("check-jsonschema").exists();
         if !ready {
             let _ = std::fs::remove_dir_all(&venv);
             let status = Command::new("python3")
@@ -187,4 +193,62 @@ pub(crate) fn kustomize() -> &'static Path {
         }
         bin
     })
+}
+
+/// Runs git in `dir` with a fixed identity and no user configuration; its standard output.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=ome-render tests",
+            "-c",
+            "user.email=tests@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("git output is UTF-8")
+        .trim_end()
+        .to_string()
+}
+
+/// A Git repository in `dir` holding a copy of `examples/llama-demo` under `llama-demo/`,
+/// committed. Returns the commit.
+pub(crate) fn example_repo(dir: &Path) -> String {
+    git(dir, &["init", "-q"]);
+    let demo = dir.join("llama-demo");
+    std::fs::create_dir_all(&demo).expect("a directory in the repository");
+    copy_files(
+        &repo_root().join("examples/llama-demo"),
+        &demo,
+        str::to_string,
+    );
+    commit_all(dir, "base")
+}
+
+/// Commits every change in `dir`; returns the commit.
+pub(crate) fn commit_all(dir: &Path, message: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// Replaces `from` by `to` in the file at `path`, which must hold it.
+pub(crate) fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("the file to edit");
+    assert!(text.contains(from), "{} holds no {from:?}", path.display());
+    std::fs::write(path, text.replace(from, to)).expect("the edited file");
 }

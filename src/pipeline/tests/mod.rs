@@ -1,5 +1,6 @@
 //! End-to-end tests of the pure stages, run from YAML strings through the pipeline.
 
+mod diff;
 mod inheritance;
 mod limits;
 mod pins;
