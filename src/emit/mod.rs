@@ -82,11 +82,20 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
 
 /// Serialises the object in `format`, replacing its tree by the bytes. The caller knows the
 /// format before it renders, so each object is serialised once, right after it is built.
+///
+/// The bytes are written into a buffer each thread keeps and copied out at their exact size:
+/// one allocation and one copy per object, where a growing buffer would reallocate and copy
+/// as it doubles, then again to shrink.
 pub(crate) fn serialise(object: &mut Rendered, format: Format) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::new());
+    }
     if let Body::Tree(node) = &object.body {
-        let mut out = Vec::with_capacity(2048);
-        write_tree(node, format, &mut out);
-        out.shrink_to_fit();
+        let out = SCRATCH.with_borrow_mut(|buf| {
+            buf.clear();
+            write_tree(node, format, buf);
+            buf.as_slice().to_vec()
+        });
         object.body = Body::Bytes(out);
     }
 }

@@ -268,13 +268,14 @@ const YAML11_WORDS: &[&str] = &[
 ];
 
 /// Whether `s` can be written unquoted and still read back as this string by YAML 1.1
-/// readers (kubectl, PyYAML) and YAML 1.2 readers alike.
+/// readers (kubectl, PyYAML) and YAML 1.2 readers alike. One pass over the bytes: this runs
+/// for every key and string the renderer writes.
 pub(crate) fn plain_ok(s: &str) -> bool {
     let bytes = s.as_bytes();
-    let Some(&first) = bytes.first() else {
+    let (Some(&first), Some(last)) = (bytes.first(), s.chars().next_back()) else {
         return false;
     };
-    if s.trim() != s || YAML11_WORDS.contains(&s) {
+    if bytes.len() <= 5 && YAML11_WORDS.contains(&s) {
         return false;
     }
     // `---` and `...` start and end documents when a line starts with them (a key at the top
@@ -288,10 +289,26 @@ pub(crate) fn plain_ok(s: &str) -> bool {
         b'-' if bytes.len() == 1 || bytes[1] == b' ' => return false,
         _ => {}
     }
-    if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
+    if first == b' ' || last == ':' || last.is_whitespace() {
         return false;
     }
-    if s.chars().any(|c| c == '\t' || needs_unicode_escape(c)) {
+    let mut ascii = true;
+    let mut prev = 0u8;
+    for &b in bytes {
+        match b {
+            // Controls (tab included) and DEL are escaped.
+            0..=0x1f | 0x7f => return false,
+            b' ' if prev == b':' => return false,
+            b'#' if prev == b' ' => return false,
+            0x80.. => ascii = false,
+            _ => {}
+        }
+        prev = b;
+    }
+    if !ascii
+        && (s.chars().next().is_some_and(char::is_whitespace)
+            || s.chars().any(needs_unicode_escape))
+    {
         return false;
     }
     !looks_like_number_or_date(s)
@@ -300,11 +317,14 @@ pub(crate) fn plain_ok(s: &str) -> bool {
 /// Numbers, timestamps and sexagesimals of YAML 1.1 or 1.2: a string made only of the
 /// characters such forms use, starting with a digit (or a sign or dot before a digit).
 fn looks_like_number_or_date(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    if matches!(lower.as_str(), ".inf" | "-.inf" | "+.inf" | ".nan") {
+    let b = s.as_bytes();
+    if matches!(b.first(), Some(b'.' | b'-' | b'+'))
+        && [".inf", "-.inf", "+.inf", ".nan"]
+            .iter()
+            .any(|w| s.eq_ignore_ascii_case(w))
+    {
         return true;
     }
-    let b = s.as_bytes();
     let starts_numeric = b[0].is_ascii_digit()
         || (matches!(b[0], b'-' | b'+' | b'.')
             && b.get(1).is_some_and(|c| c.is_ascii_digit() || *c == b'.'));
@@ -593,6 +613,48 @@ mod tests {
             "Yes please",
         ] {
             assert!(plain_ok(s), "{s:?} can be plain");
+        }
+    }
+
+    /// `plain_ok` as first written, several passes and an allocation: the one-pass version
+    /// must agree with it on every string.
+    fn plain_ok_reference(s: &str) -> bool {
+        let bytes = s.as_bytes();
+        let Some(&first) = bytes.first() else {
+            return false;
+        };
+        if s.trim() != s || YAML11_WORDS.contains(&s) {
+            return false;
+        }
+        if s.starts_with("---") || s.starts_with("...") {
+            return false;
+        }
+        match first {
+            b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+            | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' => return false,
+            b'-' if bytes.len() == 1 || bytes[1] == b' ' => return false,
+            _ => {}
+        }
+        if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
+            return false;
+        }
+        if s.chars().any(|c| c == '\t' || needs_unicode_escape(c)) {
+            return false;
+        }
+        let lower = s.to_ascii_lowercase();
+        if matches!(lower.as_str(), ".inf" | "-.inf" | "+.inf" | ".nan") {
+            return false;
+        }
+        !looks_like_number_or_date(s)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn plain_ok_agrees_with_its_reference(
+            s in "[ -~\t\u{80}-\u{a0}\u{2028}\u{feff}\u{3000}é]{0,8}|[0-9a-zA-Z.:+# -]{0,8}"
+        ) {
+            proptest::prop_assert_eq!(plain_ok(&s), plain_ok_reference(&s), "{:?}", s);
         }
     }
 
