@@ -88,7 +88,7 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
 /// as it doubles, then again to shrink.
 pub(crate) fn serialise(object: &mut Rendered, format: Format) {
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(Vec::new());
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     if let Body::Tree(node) = &object.body {
         let out = SCRATCH.with_borrow_mut(|buf| {
