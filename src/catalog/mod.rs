@@ -176,12 +176,29 @@ fn identity(obj: &Object, default_namespace: &str) -> Identity {
     )
 }
 
+/// One input object, read: where it goes in the catalog.
+enum Entry {
+    Passthrough(Object),
+    /// A runtime revision: its view (when it reads), and the object as it is written out.
+    Revision(Option<((String, String), Revision)>, Object),
+    Model(Option<String>, BaseModel),
+    Runtime(Option<String>, Runtime),
+    Class(AcceleratorClass),
+    InferenceService(Box<InferenceService>),
+    /// An OME kind of another version: an error, nothing kept.
+    Refused,
+}
+
 /// Indexes `objects`. `default_namespace` is where objects written without a namespace live;
-/// `ome_namespace` is OME's, where runtime revisions live.
+/// `ome_namespace` is OME's, where runtime revisions live. The consumed OME objects are kept
+/// in [`Catalog::consumed`] only when `keep_consumed` (for `--keep-ome` and `diff`);
+/// otherwise each goes as soon as its view is read, so the views never sit beside a second
+/// copy of every tree. Objects are read in parallel and gathered in input order.
 pub(crate) fn build(
     objects: Vec<Object>,
     default_namespace: &str,
     ome_namespace: &str,
+    keep_consumed: bool,
 ) -> (Catalog, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
@@ -204,123 +221,146 @@ pub(crate) fn build(
         seen.insert(id, crate::model::name_pos(&obj.root));
         kept.push(obj);
     }
+    drop(seen);
+
+    let read: Vec<(Entry, Vec<Diagnostic>, Option<Object>)> = kept
+        .into_par_iter()
+        .map(|obj| {
+            let mut d = Vec::new();
+            let (entry, consumed) = read_entry(obj, default_namespace, ome_namespace, &mut d);
+            (entry, d, consumed.filter(|_| keep_consumed))
+        })
+        .collect();
 
     let mut catalog = Catalog {
         ome_namespace: ome_namespace.to_string(),
         ..Catalog::default()
     };
-    let mut isvc_objects = Vec::new();
-    for mut obj in kept {
-        if crate::revision::is_runtime_revision(&obj) {
-            // A revision without a namespace is OME's: that is the only place OME reads them.
-            let namespace = obj
-                .namespace
-                .clone()
-                .unwrap_or_else(|| ome_namespace.to_string());
-            if let Some(rev) = Revision::read(&obj, namespace.clone(), &mut diags) {
-                diags.extend(rev.check(ome_namespace));
-                catalog.revisions.insert((namespace, obj.name.clone()), rev);
-            }
-            catalog
-                .passthrough
-                .push(crate::revision::for_output(obj, ome_namespace));
-            continue;
-        }
-        if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
-            catalog.passthrough.push(obj);
-            continue;
-        }
-        if obj.api_version != OME_VERSION {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidField,
-                    format!(
-                        "unsupported apiVersion `{}` for {}",
-                        obj.api_version, obj.kind
-                    ),
-                )
-                .at(obj.root.get("apiVersion").map_or(obj.pos(), |n| n.pos))
-                .object(obj.object_ref())
-                .field("apiVersion")
-                .help(format!("OME serves `{OME_VERSION}`")),
-            );
-            continue;
-        }
-        let namespace = obj
-            .namespace
-            .clone()
-            .unwrap_or_else(|| default_namespace.to_string());
-        let ns = || namespace.clone();
-        match obj.kind.as_str() {
-            "InferenceService" => {
-                isvc_objects.push(obj);
-                continue;
-            }
-            "BaseModel" | "ClusterBaseModel" => {
-                let cluster = obj.kind == "ClusterBaseModel";
-                let m = BaseModel::read(&obj, (!cluster).then(ns), &mut diags);
-                diags.extend(validate::base_model::check(
-                    &obj.root, &m.object, m.pos, cluster,
-                ));
-                if cluster {
-                    catalog.cluster_models.insert(obj.name.clone(), m);
-                } else {
-                    catalog.models.insert((ns(), obj.name.clone()), m);
-                }
-            }
-            "ServingRuntime" | "ClusterServingRuntime" => {
-                preset::apply(&mut obj, &mut diags);
-                diags.extend(crate::model::schema::check_runtime(
-                    &obj.root,
-                    &obj.object_ref(),
-                ));
-                let scope = if obj.kind == "ServingRuntime" {
-                    Scope::Namespaced
-                } else {
-                    Scope::Cluster
-                };
-                let namespace = (scope == Scope::Namespaced).then(ns);
-                let r = Runtime::read(&obj, scope, namespace.clone(), &mut diags);
-                diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
-                match namespace {
-                    Some(ns) => catalog.runtimes.insert((ns, obj.name.clone()), r),
-                    None => catalog.cluster_runtimes.insert(obj.name.clone(), r),
-                };
-            }
-            "AcceleratorClass" => {
-                let c = AcceleratorClass::read(&obj, &mut diags);
-                diags.extend(validate::accelerator_class::check(
-                    &obj.root,
-                    &obj.object_ref(),
-                    crate::model::name_pos(&obj.root),
-                ));
-                catalog.accelerator_classes.insert(obj.name.clone(), c);
-            }
-            _ => {}
-        }
-        catalog.consumed.push(obj);
-    }
-
-    let read: Vec<(InferenceService, Vec<Diagnostic>)> = isvc_objects
-        .par_iter()
-        .map(|obj| {
-            let mut d = Vec::new();
-            let mut isvc = InferenceService::read(obj, default_namespace, &mut d);
-            isvc.admission = validate::inference_service::check(&obj.root, &isvc);
-            d.extend(crate::model::schema::check_inference_service(
-                &obj.root,
-                &obj.object_ref(),
-            ));
-            (isvc, d)
-        })
-        .collect();
-    for (isvc, d) in read {
-        catalog.inference_services.push(isvc);
+    for (entry, d, consumed) in read {
         diags.extend(d);
+        match entry {
+            Entry::Passthrough(obj) => catalog.passthrough.push(obj),
+            Entry::Revision(rev, obj) => {
+                if let Some((key, rev)) = rev {
+                    catalog.revisions.insert(key, rev);
+                }
+                catalog.passthrough.push(obj);
+            }
+            Entry::Model(Some(ns), m) => {
+                catalog.models.insert((ns, m.name.clone()), m);
+            }
+            Entry::Model(None, m) => {
+                catalog.cluster_models.insert(m.name.clone(), m);
+            }
+            Entry::Runtime(Some(ns), r) => {
+                catalog.runtimes.insert((ns, r.name.clone()), r);
+            }
+            Entry::Runtime(None, r) => {
+                catalog.cluster_runtimes.insert(r.name.clone(), r);
+            }
+            Entry::Class(c) => {
+                catalog.accelerator_classes.insert(c.name.clone(), c);
+            }
+            Entry::InferenceService(isvc) => catalog.inference_services.push(*isvc),
+            Entry::Refused => {}
+        }
+        catalog.consumed.extend(consumed);
     }
-    catalog.consumed.extend(isvc_objects);
     catalog
         .inference_services
         .sort_by(|a, b| (&a.lookup_namespace, &a.name).cmp(&(&b.lookup_namespace, &b.name)));
     (catalog, diags)
+}
+
+/// Reads one object into its catalog entry, with its diagnostics; returns the object too
+/// when it is a consumed OME resource.
+fn read_entry(
+    mut obj: Object,
+    default_namespace: &str,
+    ome_namespace: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> (Entry, Option<Object>) {
+    if crate::revision::is_runtime_revision(&obj) {
+        // A revision without a namespace is OME's: that is the only place OME reads them.
+        let namespace = obj
+            .namespace
+            .clone()
+            .unwrap_or_else(|| ome_namespace.to_string());
+        let rev = Revision::read(&obj, namespace.clone(), diags).map(|rev| {
+            diags.extend(rev.check(ome_namespace));
+            ((namespace, obj.name.clone()), rev)
+        });
+        let out = crate::revision::for_output(obj, ome_namespace);
+        return (Entry::Revision(rev, out), None);
+    }
+    if obj.group() != OME_GROUP || !CONSUMED_KINDS.contains(&obj.kind.as_str()) {
+        return (Entry::Passthrough(obj), None);
+    }
+    if obj.api_version != OME_VERSION {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidField,
+                format!(
+                    "unsupported apiVersion `{}` for {}",
+                    obj.api_version, obj.kind
+                ),
+            )
+            .at(obj.root.get("apiVersion").map_or(obj.pos(), |n| n.pos))
+            .object(obj.object_ref())
+            .field("apiVersion")
+            .help(format!("OME serves `{OME_VERSION}`")),
+        );
+        return (Entry::Refused, None);
+    }
+    let namespace = obj
+        .namespace
+        .clone()
+        .unwrap_or_else(|| default_namespace.to_string());
+    let entry = match obj.kind.as_str() {
+        "InferenceService" => {
+            let mut isvc = InferenceService::read(&obj, default_namespace, diags);
+            isvc.admission = validate::inference_service::check(&obj.root, &isvc);
+            diags.extend(crate::model::schema::check_inference_service(
+                &obj.root,
+                &obj.object_ref(),
+            ));
+            Entry::InferenceService(Box::new(isvc))
+        }
+        "BaseModel" | "ClusterBaseModel" => {
+            let cluster = obj.kind == "ClusterBaseModel";
+            let namespace = (!cluster).then_some(namespace);
+            let m = BaseModel::read(&obj, namespace.clone(), diags);
+            diags.extend(validate::base_model::check(
+                &obj.root, &m.object, m.pos, cluster,
+            ));
+            Entry::Model(namespace, m)
+        }
+        "ServingRuntime" | "ClusterServingRuntime" => {
+            preset::apply(&mut obj, diags);
+            diags.extend(crate::model::schema::check_runtime(
+                &obj.root,
+                &obj.object_ref(),
+            ));
+            let scope = if obj.kind == "ServingRuntime" {
+                Scope::Namespaced
+            } else {
+                Scope::Cluster
+            };
+            let namespace = (scope == Scope::Namespaced).then_some(namespace);
+            let r = Runtime::read(&obj, scope, namespace.clone(), diags);
+            diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
+            Entry::Runtime(namespace, r)
+        }
+        _ => {
+            // "AcceleratorClass", the last of CONSUMED_KINDS.
+            let c = AcceleratorClass::read(&obj, diags);
+            diags.extend(validate::accelerator_class::check(
+                &obj.root,
+                &obj.object_ref(),
+                crate::model::name_pos(&obj.root),
+            ));
+            Entry::Class(c)
+        }
+    };
+    (entry, Some(obj))
 }

@@ -98,7 +98,12 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
         &loaded.model_configs,
     ));
     let (mut catalog, catalog_diags) =
-        catalog::build(objects, &options.namespace, &settings.ome_namespace);
+        catalog::build(
+            objects,
+            &options.namespace,
+            &settings.ome_namespace,
+            options.keep_ome || options.trace,
+        );
     diags.extend(catalog_diags);
     catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));

@@ -478,7 +478,7 @@ mod tests {
         let yaml = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: pd\n  annotations: {ome.io/engine: sglang-pd}\nspec:\n  engineConfig:\n    runner: {image: mine:1}\n";
         let loaded = crate::load::from_texts(&[("pd.yaml", yaml)], &crate::load::Limits::default());
         let sources = loaded.sources;
-        let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome");
+        let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);
         let (inherited, _) = crate::inherit::resolve_all(&catalog);
         let runtime = catalog.runtime(Scope::Cluster, "default", "pd").unwrap();
         let e = for_runtime(&catalog, &inherited, runtime, "default").unwrap();

@@ -693,7 +693,7 @@ mod tests {
 
     fn catalog(yaml: &str) -> Catalog {
         let loaded = crate::load::from_texts(&[("in.yaml", yaml)], &crate::load::Limits::default());
-        crate::catalog::build(loaded.objects, "default", "ome").0
+        crate::catalog::build(loaded.objects, "default", "ome", false).0
     }
 
     fn table(yaml: &str, name: &str, kind: Option<Scope>, namespace: &str) -> String {
