@@ -180,10 +180,10 @@ fn identity(obj: &Object, default_namespace: &str) -> Identity {
 enum Entry {
     Passthrough(Object),
     /// A runtime revision: its view (when it reads), and the object as it is written out.
-    Revision(Option<((String, String), Revision)>, Object),
-    Model(Option<String>, BaseModel),
-    Runtime(Option<String>, Runtime),
-    Class(AcceleratorClass),
+    Revision(Option<Box<((String, String), Revision)>>, Object),
+    Model(Option<String>, Box<BaseModel>),
+    Runtime(Option<String>, Box<Runtime>),
+    Class(Box<AcceleratorClass>),
     InferenceService(Box<InferenceService>),
     /// An OME kind of another version: an error, nothing kept.
     Refused,
@@ -241,25 +241,26 @@ pub(crate) fn build(
         match entry {
             Entry::Passthrough(obj) => catalog.passthrough.push(obj),
             Entry::Revision(rev, obj) => {
-                if let Some((key, rev)) = rev {
+                if let Some(rev) = rev {
+                    let (key, rev) = *rev;
                     catalog.revisions.insert(key, rev);
                 }
                 catalog.passthrough.push(obj);
             }
             Entry::Model(Some(ns), m) => {
-                catalog.models.insert((ns, m.name.clone()), m);
+                catalog.models.insert((ns, m.name.clone()), *m);
             }
             Entry::Model(None, m) => {
-                catalog.cluster_models.insert(m.name.clone(), m);
+                catalog.cluster_models.insert(m.name.clone(), *m);
             }
             Entry::Runtime(Some(ns), r) => {
-                catalog.runtimes.insert((ns, r.name.clone()), r);
+                catalog.runtimes.insert((ns, r.name.clone()), *r);
             }
             Entry::Runtime(None, r) => {
-                catalog.cluster_runtimes.insert(r.name.clone(), r);
+                catalog.cluster_runtimes.insert(r.name.clone(), *r);
             }
             Entry::Class(c) => {
-                catalog.accelerator_classes.insert(c.name.clone(), c);
+                catalog.accelerator_classes.insert(c.name.clone(), *c);
             }
             Entry::InferenceService(isvc) => catalog.inference_services.push(*isvc),
             Entry::Refused => {}
@@ -288,7 +289,7 @@ fn read_entry(
             .unwrap_or_else(|| ome_namespace.to_string());
         let rev = Revision::read(&obj, namespace.clone(), diags).map(|rev| {
             diags.extend(rev.check(ome_namespace));
-            ((namespace, obj.name.clone()), rev)
+            Box::new(((namespace, obj.name.clone()), rev))
         });
         let out = crate::revision::for_output(obj, ome_namespace);
         return (Entry::Revision(rev, out), None);
@@ -333,7 +334,7 @@ fn read_entry(
             diags.extend(validate::base_model::check(
                 &obj.root, &m.object, m.pos, cluster,
             ));
-            Entry::Model(namespace, m)
+            Entry::Model(namespace, Box::new(m))
         }
         "ServingRuntime" | "ClusterServingRuntime" => {
             preset::apply(&mut obj, diags);
@@ -349,7 +350,7 @@ fn read_entry(
             let namespace = (scope == Scope::Namespaced).then_some(namespace);
             let r = Runtime::read(&obj, scope, namespace.clone(), diags);
             diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
-            Entry::Runtime(namespace, r)
+            Entry::Runtime(namespace, Box::new(r))
         }
         _ => {
             // "AcceleratorClass", the last of CONSUMED_KINDS.
@@ -359,7 +360,7 @@ fn read_entry(
                 &obj.object_ref(),
                 crate::model::name_pos(&obj.root),
             ));
-            Entry::Class(c)
+            Entry::Class(Box::new(c))
         }
     };
     (entry, Some(obj))

@@ -97,13 +97,12 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
         &mut objects,
         &loaded.model_configs,
     ));
-    let (mut catalog, catalog_diags) =
-        catalog::build(
-            objects,
-            &options.namespace,
-            &settings.ome_namespace,
-            options.keep_ome || options.trace,
-        );
+    let (mut catalog, catalog_diags) = catalog::build(
+        objects,
+        &options.namespace,
+        &settings.ome_namespace,
+        options.keep_ome || options.trace,
+    );
     diags.extend(catalog_diags);
     catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));

@@ -16,20 +16,27 @@
 //! match). So the index keeps, per namespace and per [`MatchKey`] (those four values), the
 //! runtimes with such an entry. [`RuntimeIndex::select`] evaluates only those: selecting for
 //! 10,000 InferenceServices over 1,000 runtimes costs what their candidates cost (versions,
-//! size ranges, classes and modes are then checked per candidate), not 10⁷ evaluations. Only when that finds no winner does it evaluate every
-//! runtime the namespace can see, because the error counts them all and lists why each
-//! incompatible one was excluded.
+//! size ranges, classes and modes are then checked per candidate), not 10⁷ evaluations. Only
+//! when that finds no winner does it evaluate every runtime the namespace can see, because
+//! the error counts them all and lists why each incompatible one was excluded.
+//!
+//! The ClusterServingRuntimes an InferenceService can choose from do not depend on its
+//! namespace, and a model serves many InferenceServices: for the catalog's own models
+//! ([`RuntimeIndex::select_in_catalog`]) the best ClusterServingRuntime is computed once per
+//! model and request and remembered, so 10,000 runtimes cost per model, not per
+//! InferenceService.
 
 use super::matcher::{self, Check, Incompatible, Match, has_auto_select_entry, model_format};
 use super::request::Request;
 use super::scorer::{best_entry, runtime_score};
 use super::size;
-use crate::model::{BaseModel, RuntimeSpec, Scope, SupportedFormat};
+use crate::model::{BaseModel, DeploymentMode, RuntimeSpec, Scope, SupportedFormat};
 use crate::yaml::Pos;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::ops::Range;
+use std::sync::Mutex;
 
 /// One runtime selection may consider.
 #[derive(Clone, Copy, Debug)]
@@ -191,6 +198,21 @@ pub(crate) struct RuntimeIndex<'a> {
     namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<usize>>>,
     /// Match key → the ClusterServingRuntimes with an entry of that key, by name.
     cluster_by_key: BTreeMap<MatchKey, Vec<usize>>,
+    /// The best selectable ClusterServingRuntime of each [`ClusterQuery`], once computed: a
+    /// model serves many InferenceServices, and the ClusterServingRuntimes they choose from
+    /// do not depend on their namespace.
+    cluster_best: Mutex<HashMap<ClusterQuery, Option<Ranked<'a>>>>,
+}
+
+/// What the choice among ClusterServingRuntimes depends on: the model (by its address in
+/// the catalog, which the index borrows from, so no other model can take it while the index
+/// lives) and the request without its namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ClusterQuery {
+    model: usize,
+    accelerator_classes: Vec<String>,
+    engine_mode: Option<DeploymentMode>,
+    decoder_mode: Option<DeploymentMode>,
 }
 
 /// What an entry must share with a model to match it: format name, framework name,
@@ -268,6 +290,7 @@ impl<'a> RuntimeIndex<'a> {
             cluster,
             namespaced_by_key,
             cluster_by_key,
+            cluster_best: Mutex::new(HashMap::new()),
         }
     }
 
@@ -280,21 +303,25 @@ impl<'a> RuntimeIndex<'a> {
             .chain(&self.runtimes[self.cluster.clone()])
     }
 
-    /// The visible runtimes with an entry that can match `model`, in the order of
-    /// [`Self::visible`].
-    fn candidates(
-        &self,
-        namespace: &str,
-        model: &BaseModel,
-    ) -> impl Iterator<Item = &Candidate<'a>> {
-        let key = MatchKey::of_model(model);
+    /// The ServingRuntimes of `namespace` and the ClusterServingRuntimes with an entry that
+    /// can match `key`, each in the order of [`Self::visible`].
+    fn candidates(&self, namespace: &str, key: &MatchKey) -> (&[usize], &[usize]) {
         let own = self
             .namespaced_by_key
             .get(namespace)
-            .and_then(|by_key| by_key.get(&key))
+            .and_then(|by_key| by_key.get(key))
             .map_or(&[][..], Vec::as_slice);
-        let cluster = self.cluster_by_key.get(&key).map_or(&[][..], Vec::as_slice);
-        own.iter().chain(cluster).map(|&i| &self.runtimes[i])
+        let cluster = self.cluster_by_key.get(key).map_or(&[][..], Vec::as_slice);
+        (own, cluster)
+    }
+
+    /// The best of the selectable runtimes among `indices`, all of one scope.
+    fn best(&self, indices: &[usize], model: &BaseModel, request: &Request) -> Option<Ranked<'a>> {
+        let selectable = indices
+            .iter()
+            .filter_map(|&i| ranked(&self.runtimes[i], model, request))
+            .collect();
+        rank(selectable).into_iter().next()
     }
 
     /// Picks the runtime OME would auto-select for `model`, or says why there is none.
@@ -303,12 +330,56 @@ impl<'a> RuntimeIndex<'a> {
         model: &BaseModel,
         request: &Request,
     ) -> Result<Selection<'a>, SelectError> {
+        self.select_with(model, request, None)
+    }
+
+    /// [`Self::select`] for a model of the catalog the index was built from: the choice
+    /// among ClusterServingRuntimes is computed once per model and request (namespace aside)
+    /// and remembered. The result is the same; only the work is shared.
+    pub(crate) fn select_in_catalog(
+        &self,
+        model: &'a BaseModel,
+        request: &Request,
+    ) -> Result<Selection<'a>, SelectError> {
+        self.select_with(model, request, Some(std::ptr::from_ref(model) as usize))
+    }
+
+    fn select_with(
+        &self,
+        model: &BaseModel,
+        request: &Request,
+        model_address: Option<usize>,
+    ) -> Result<Selection<'a>, SelectError> {
         validate_model(model)?;
-        let selectable = self
-            .candidates(&request.namespace, model)
-            .filter_map(|c| ranked(c, model, request))
-            .collect();
-        match rank(selectable).into_iter().next() {
+        let key = MatchKey::of_model(model);
+        let (own, cluster) = self.candidates(&request.namespace, &key);
+        // Every selectable ServingRuntime ranks before every ClusterServingRuntime ([`rank`]).
+        let winner = self
+            .best(own, model, request)
+            .or_else(|| match model_address {
+                None => self.best(cluster, model, request),
+                Some(address) => {
+                    let query = ClusterQuery {
+                        model: address,
+                        accelerator_classes: request.accelerator_classes.clone(),
+                        engine_mode: request.engine_mode,
+                        decoder_mode: request.decoder_mode,
+                    };
+                    let known = self
+                        .cluster_best
+                        .lock()
+                        .ok()
+                        .and_then(|cache| cache.get(&query).cloned());
+                    known.unwrap_or_else(|| {
+                        let best = self.best(cluster, model, request);
+                        if let Ok(mut cache) = self.cluster_best.lock() {
+                            cache.insert(query, best.clone());
+                        }
+                        best
+                    })
+                }
+            });
+        match winner {
             Some(winner) => Ok(Selection {
                 best_entry: best_entry(winner.candidate.spec, model, true),
                 runtime: winner.candidate,
@@ -1094,6 +1165,52 @@ mod tests {
             "Excluded runtimes: srt-qwen-image-pipeline (model format 'mt:diffusers:0.34.0.dev0:QwenImagePipeline:diffusers:0.34.0.dev0' \
              not in supported formats: diffusion pipeline required by runtime but not specified in model)"
         ), "{text}");
+    }
+
+    /// The remembered choice among ClusterServingRuntimes answers as the uncached path does:
+    /// per namespace (a namespace's own runtime still wins there), per accelerator class, and
+    /// the same again when asked twice.
+    #[test]
+    fn the_cached_cluster_choice_answers_as_the_uncached_one() {
+        let entry = "{supportedModelFormats: [{modelFormat: {name: llama, version: '1.0.0'}, modelArchitecture: llama, autoSelect: true}]";
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "CL/cluster-b",
+                    &format!("{entry}, acceleratorRequirements: {{acceleratorClasses: [h100]}}}}"),
+                ),
+                ("CL/cluster-a", &format!("{entry}}}")),
+                ("NS:team/own", &format!("{entry}}}")),
+            ],
+        );
+        let m = named_model(
+            "m",
+            "{modelFormat: {name: llama, version: '1.0.0'}, modelArchitecture: llama}",
+        );
+        let index = fixture.index();
+        let h100 = Request {
+            accelerator_classes: vec!["h100".into()],
+            ..Request::for_namespace("default")
+        };
+        for request in [
+            Request::for_namespace("default"),
+            Request::for_namespace("team"),
+            h100.clone(),
+            Request::for_namespace("default"),
+            h100,
+            Request::for_namespace("team"),
+        ] {
+            let cached = index
+                .select_in_catalog(&m, &request)
+                .map(|s| s.runtime.name);
+            let fresh = index.select(&m, &request).map(|s| s.runtime.name);
+            assert_eq!(cached.ok(), fresh.ok(), "{request:?}");
+        }
+        let pick = |r: &Request| index.select_in_catalog(&m, r).map(|s| s.runtime.name).ok();
+        assert_eq!(pick(&Request::for_namespace("team")), Some("own"));
+        assert_eq!(pick(&Request::for_namespace("default")), Some("cluster-a"));
+        assert_eq!(index.cluster_best.lock().map(|c| c.len()).unwrap_or(0), 2);
     }
 
     /// W01–W03, W05.

@@ -561,7 +561,7 @@ pub(crate) fn resolve<'a>(
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
     let model = model?;
-    match resolver.index.select(model, &request) {
+    match resolver.index.select_in_catalog(model, &request) {
         Ok(selection) => {
             diags.push(
                 Diagnostic::note(
