@@ -77,6 +77,26 @@ impl AliasBudget {
         }
     }
 
+    /// What has been spent: nodes and bytes.
+    fn spent(&self) -> (u64, u64) {
+        (
+            self.nodes.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Spends `nodes` and `bytes` at once, or, when that is more than is left, nothing.
+    fn spend_or_refund(&self, nodes: u64, bytes: u64) -> bool {
+        let n = self.nodes.fetch_add(nodes, Ordering::Relaxed);
+        let b = self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        if n.saturating_add(nodes) <= self.max_nodes && b.saturating_add(bytes) <= self.max_bytes {
+            return true;
+        }
+        self.nodes.fetch_sub(nodes, Ordering::Relaxed);
+        self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+        false
+    }
+
     /// Spends `nodes` and `bytes`; the name of the limit when that is more than is left.
     fn spend(&self, nodes: u64, bytes: u64) -> Result<(), (&'static str, u64)> {
         let n = self
@@ -126,6 +146,14 @@ pub(crate) fn parse_stream(text: &str, file: u32) -> Result<Vec<Document>, Synta
 }
 
 /// Parses every document of `text` within `limits`, spending aliases from `budget`.
+///
+/// A stream over [`SPLIT_FROM`] bytes (a rendered stream piped in, a ResourceList) is cut at
+/// its `---` lines and the pieces parsed in parallel, each numbering its lines and documents
+/// from where it starts: a `---` at the start of a line always begins a document, whatever
+/// came before it, so the pieces hold the same documents. Whenever that is not plainly so —
+/// a piece fails, the pieces hold too many documents together, they copy more than the
+/// budget has left, the stream has directives — the whole stream is parsed again as one, so
+/// every result and every error is the one a single pass gives.
 pub(crate) fn parse_stream_limited(
     text: &str,
     file: u32,
@@ -133,8 +161,115 @@ pub(crate) fn parse_stream_limited(
     budget: &AliasBudget,
 ) -> Result<Vec<Document>, SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let cuts = split_points(text);
+    if cuts.len() > 1
+        && let Some(docs) = parse_pieces(text, &cuts, file, limits, budget)
+    {
+        return Ok(docs);
+    }
+    parse_piece(text, file, 0, limits, budget).map(|(docs, _)| docs)
+}
+
+/// Streams at least this long are parsed in pieces.
+const SPLIT_FROM: usize = 512 * 1024;
+/// About how long a piece is.
+const PIECE: usize = 256 * 1024;
+
+/// Where the pieces of `text` start: byte offsets of `---` lines about [`PIECE`] bytes apart
+/// (the first piece at 0), with the lines before each. One piece for a short stream, or one
+/// with directives (`%YAML`), which belong to the document after them.
+fn split_points(text: &str) -> Vec<(usize, u32)> {
+    let mut cuts = vec![(0, 0)];
+    if text.len() < SPLIT_FROM || text.starts_with('%') || text.contains("\n%") {
+        return cuts;
+    }
+    let bytes = text.as_bytes();
+    let mut lines: u32 = 0;
+    let mut counted = 0;
+    let mut from = PIECE;
+    while from < text.len() {
+        // The next line start at or after `from` that opens with `---` and a break or space.
+        let Some(rel) = text[from..].find("\n---") else {
+            break;
+        };
+        let start = from + rel + 1;
+        let after = bytes.get(start + 3).copied();
+        if matches!(after, None | Some(b'\n' | b'\r' | b' ' | b'\t')) {
+            lines = lines.saturating_add(to_u32(bytecount_newlines(&bytes[counted..start])));
+            counted = start;
+            cuts.push((start, lines));
+            from = start + PIECE;
+        } else {
+            from = start;
+        }
+    }
+    cuts
+}
+
+fn bytecount_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| **b == b'\n').count()
+}
+
+/// A piece's documents and how many it saw, or its error.
+type PieceResult = Result<(Vec<Document>, usize), SyntaxError>;
+
+/// The pieces of `text` parsed in parallel and put together; `None` when a single pass must
+/// decide (see [`parse_stream_limited`]).
+fn parse_pieces(
+    text: &str,
+    cuts: &[(usize, u32)],
+    file: u32,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> Option<Vec<Document>> {
+    use rayon::prelude::*;
+    let pieces: Vec<(&str, u32)> = cuts
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, lines))| {
+            let end = cuts.get(i + 1).map_or(text.len(), |c| c.0);
+            (&text[start..end], lines)
+        })
+        .collect();
+    let parsed: Vec<(PieceResult, (u64, u64))> = pieces
+        .par_iter()
+        .map(|&(piece, lines)| {
+            // Each piece spends from a budget of its own; the shared one is charged with the
+            // sum below.
+            let own = AliasBudget::new(budget.max_nodes, budget.max_bytes);
+            let result = parse_piece(piece, file, lines, limits, &own);
+            (result, own.spent())
+        })
+        .collect();
+    let mut docs = Vec::new();
+    let mut seen = 0;
+    let (mut nodes, mut bytes) = (0u64, 0u64);
+    for (result, (n, b)) in parsed {
+        let (piece_docs, count) = result.ok()?;
+        docs.extend(piece_docs.into_iter().map(|d| Document {
+            index: d.index + seen,
+            root: d.root,
+        }));
+        seen += count;
+        nodes = nodes.saturating_add(n);
+        bytes = bytes.saturating_add(b);
+    }
+    (docs.len() <= limits.documents && budget.spend_or_refund(nodes, bytes)).then_some(docs)
+}
+
+/// Parses the documents of `text`, a stream or a piece of one that starts `lines_before`
+/// lines into its file. Returns them with the number of documents seen (empty ones
+/// included), which numbers the documents of the next piece.
+fn parse_piece(
+    text: &str,
+    file: u32,
+    lines_before: u32,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> PieceResult {
     let mut builder = Builder {
         file,
+        lines_before,
         limits,
         budget,
         stack: Vec::new(),
@@ -151,7 +286,7 @@ pub(crate) fn parse_stream_limited(
         let (event, span) = event.map_err(|e| {
             let mut error = SyntaxError {
                 message: e.info().to_string(),
-                line: to_u32(e.marker().line()),
+                line: to_u32(e.marker().line()).saturating_add(lines_before),
                 col: to_u32(e.marker().col()),
                 limit: None,
             };
@@ -172,7 +307,7 @@ pub(crate) fn parse_stream_limited(
         })?;
         builder.event(event, span)?;
     }
-    Ok(builder.docs)
+    Ok((builder.docs, builder.doc_index))
 }
 
 /// Flow collections nest at most one level less than this (`saphyr-parser` counts them in a
@@ -221,6 +356,8 @@ struct Size {
 
 struct Builder<'a> {
     file: u32,
+    /// Lines of the file before the text being parsed.
+    lines_before: u32,
     limits: &'a ParseLimits,
     budget: &'a AliasBudget,
     stack: Vec<Frame>,
@@ -239,7 +376,7 @@ impl Builder<'_> {
     fn pos(&self, span: Span) -> Pos {
         Pos {
             file: self.file,
-            line: to_u32(span.start.line()),
+            line: to_u32(span.start.line()).saturating_add(self.lines_before),
             col: to_u32(span.start.col()),
         }
     }
@@ -677,6 +814,91 @@ mod tests {
 
     fn scalar(text: &str) -> Value {
         one(&format!("v: {text}\n")).get("v").unwrap().value.clone()
+    }
+
+    /// A stream parsed in pieces and in one pass: the same documents, indices and positions,
+    /// or the same error.
+    fn both_ways(text: &str) -> Result<Vec<(usize, Node)>, SyntaxError> {
+        let limits = ParseLimits::default();
+        let budget = AliasBudget::new(u64::MAX, u64::MAX);
+        assert!(split_points(text).len() > 1 || text.len() < SPLIT_FROM);
+        let pieces = parse_stream_limited(text, 3, &limits, &budget);
+        let whole = parse_piece(text, 3, 0, &limits, &budget).map(|(docs, _)| docs);
+        let flat = |r: Result<Vec<Document>, SyntaxError>| {
+            r.map(|docs| {
+                docs.into_iter()
+                    .map(|d| (d.index, d.root))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let (pieces, whole) = (flat(pieces), flat(whole));
+        assert_eq!(pieces, whole);
+        pieces
+    }
+
+    /// Documents that test the cut: block scalars holding `---`-like lines, quoted strings,
+    /// anchors, empty documents, an explicit end.
+    fn long_stream(docs: usize) -> String {
+        let mut text = String::from("first: doc\n");
+        for i in 0..docs {
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\ndata:\n  script: |\n    ---x\n    --- indented\n  q: \"a\\n--- b\"\n  anchor: &a {{k: v}}\n  copy: *a\n---\n# an empty document\n"
+            ));
+            if i % 97 == 0 {
+                text.push_str("--- {flow: doc}\n...\n");
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn a_long_stream_parses_in_pieces_as_in_one_pass() {
+        let text = long_stream(6000);
+        assert!(split_points(&text).len() >= 3, "{}", text.len());
+        let docs = both_ways(&text).expect("parses");
+        assert_eq!(docs.len(), 1 + 6000 + 62);
+        let last = &docs[docs.len() - 1];
+        assert!(last.1.pos.line > 60_000, "{:?}", last.1.pos);
+        // CRLF line breaks cut the same way.
+        let crlf = text.replace('\n', "\r\n");
+        both_ways(&crlf).expect("parses");
+    }
+
+    #[test]
+    fn an_error_in_a_late_piece_is_the_one_pass_error() {
+        let mut text = long_stream(6000);
+        text.push_str("---\nbad: [unclosed\n");
+        let err = both_ways(&text).expect_err("fails");
+        assert!(err.line > 60_000, "{err:?}");
+        // A quoted string across a `---` line: the pieces can't parse it; one pass decides.
+        let mut text = long_stream(3000);
+        text.push_str("---\nq: \"open\n---\nclose\"\n");
+        text.push_str(&long_stream(3000));
+        let _ = both_ways(&text);
+    }
+
+    #[test]
+    fn pieces_respect_the_stream_limits() {
+        let text = long_stream(6000);
+        let limits = ParseLimits {
+            documents: 5000,
+            ..ParseLimits::default()
+        };
+        let budget = AliasBudget::new(u64::MAX, u64::MAX);
+        let err = parse_stream_limited(&text, 0, &limits, &budget).expect_err("too many");
+        assert_eq!(err.limit, Some(limit_names::DOCUMENTS));
+        let whole = parse_piece(&text, 0, 0, &limits, &budget).expect_err("too many");
+        assert_eq!((err.line, err.col), (whole.line, whole.col));
+        // The run's alias budget: each document copies 2 nodes ({k: v} once more).
+        let budget = AliasBudget::new(5000, u64::MAX);
+        let err =
+            parse_stream_limited(&text, 0, &ParseLimits::default(), &budget).expect_err("budget");
+        assert_eq!(err.limit, Some(limit_names::ALIAS_NODES_TOTAL));
+        let fresh = AliasBudget::new(5000, u64::MAX);
+        let whole = parse_piece(&text, 0, 0, &ParseLimits::default(), &fresh).expect_err("budget");
+        assert_eq!((err.line, err.col), (whole.line, whole.col));
+        // Directives keep a stream in one piece.
+        assert_eq!(split_points(&format!("%YAML 1.2\n{text}")).len(), 1);
     }
 
     #[test]
