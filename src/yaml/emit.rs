@@ -261,11 +261,38 @@ fn write_literal(s: &str, ind: usize, out: &mut Vec<u8>) {
     }
 }
 
+/// The words YAML 1.1 reads as booleans or null (in lower, Title or UPPER case), and `~`,
+/// `=`, `<<`.
+#[cfg(test)]
 const YAML11_WORDS: &[&str] = &[
     "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
     "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", "=",
     "<<",
 ];
+
+/// Whether `s` is one of the [`YAML11_WORDS`], without comparing it with each.
+fn is_yaml11_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 5 {
+        return false;
+    }
+    if matches!(b, b"~" | b"=" | b"<<") {
+        return true;
+    }
+    let mut lower = [0u8; 5];
+    for (l, c) in lower.iter_mut().zip(b) {
+        *l = c.to_ascii_lowercase();
+    }
+    if !matches!(
+        &lower[..b.len()],
+        b"y" | b"yes" | b"n" | b"no" | b"true" | b"false" | b"on" | b"off" | b"null"
+    ) {
+        return false;
+    }
+    let rest = &b[1..];
+    rest.iter().all(u8::is_ascii_lowercase)
+        || (b[0].is_ascii_uppercase() && rest.iter().all(u8::is_ascii_uppercase))
+}
 
 /// Whether `s` can be written unquoted and still read back as this string by YAML 1.1
 /// readers (kubectl, PyYAML) and YAML 1.2 readers alike. One pass over the bytes: this runs
@@ -275,15 +302,13 @@ pub(crate) fn plain_ok(s: &str) -> bool {
     let (Some(&first), Some(last)) = (bytes.first(), s.chars().next_back()) else {
         return false;
     };
-    if bytes.len() <= 5 && YAML11_WORDS.contains(&s) {
-        return false;
-    }
-    // `---` and `...` start and end documents when a line starts with them (a key at the top
-    // level, a scalar document).
-    if s.starts_with("---") || s.starts_with("...") {
+    if is_yaml11_word(s) {
         return false;
     }
     match first {
+        // `---` and `...` start and end documents when a line starts with them (a key at the
+        // top level, a scalar document).
+        b'-' | b'.' if bytes.len() >= 3 && bytes[1] == first && bytes[2] == first => return false,
         b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
         | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' => return false,
         b'-' if bytes.len() == 1 || bytes[1] == b' ' => return false,
@@ -646,6 +671,35 @@ mod tests {
             return false;
         }
         !looks_like_number_or_date(s)
+    }
+
+    #[test]
+    fn yaml11_words_are_exactly_the_list() {
+        let mut all = Vec::new();
+        for a in [
+            "", "y", "Y", "n", "o", "O", "t", "T", "~", "<", "=", "e", "E", "s", "S", "u", "U",
+            "l", "L", "f", "F", "r", "R", "a", "A", "N",
+        ] {
+            all.push(a.to_string());
+        }
+        for w in YAML11_WORDS {
+            let lower = w.to_ascii_lowercase();
+            all.push(lower.clone());
+            for i in 0..lower.len() {
+                let mut v: Vec<char> = lower.chars().collect();
+                v[i] = v[i].to_ascii_uppercase();
+                all.push(v.iter().collect());
+            }
+            all.push(lower.to_ascii_uppercase());
+            all.push(format!("{w}x"));
+        }
+        for s in all {
+            assert_eq!(
+                is_yaml11_word(&s),
+                YAML11_WORDS.contains(&s.as_str()),
+                "{s:?}"
+            );
+        }
     }
 
     proptest::proptest! {
