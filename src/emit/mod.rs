@@ -67,8 +67,21 @@ pub(crate) enum WriteError {
 
 /// Sorts into the output order. Identities are unique (collisions are errors), so the
 /// order is total and independent of the input order.
-pub(crate) fn sort(objects: &mut [Rendered]) {
-    objects.par_sort_by(order::compare);
+///
+/// Each object's key is computed once, the keys are sorted (the input index breaks ties, so
+/// the order is that of a stable sort), and the objects are moved to their places once.
+pub(crate) fn sort(objects: &mut Vec<Rendered>) {
+    let mut keys: Vec<(order::Key<'_>, usize)> = objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| (order::key(o), i))
+        .collect();
+    keys.par_sort_unstable();
+    let order: Vec<usize> = keys.into_iter().map(|(_, i)| i).collect();
+    let mut slots: Vec<Option<Rendered>> = std::mem::take(objects).into_iter().map(Some).collect();
+    let mut sorted = Vec::with_capacity(slots.len());
+    sorted.extend(order.into_iter().filter_map(|i| slots[i].take()));
+    *objects = sorted;
 }
 
 /// Appends one object tree in `format`.

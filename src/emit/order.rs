@@ -47,16 +47,20 @@ fn rank(kind: &str) -> usize {
 
 /// Compares two objects for the output order.
 pub(crate) fn compare(a: &Rendered, b: &Rendered) -> Ordering {
-    rank(&a.kind)
-        .cmp(&rank(&b.kind))
-        .then_with(|| gvk(a).cmp(&gvk(b)))
-        .then_with(|| {
-            a.namespace
-                .as_deref()
-                .unwrap_or("")
-                .cmp(b.namespace.as_deref().unwrap_or(""))
-        })
-        .then_with(|| a.name.cmp(&b.name))
+    key(a).cmp(&key(b))
+}
+
+/// What the output order compares: the kind's rank, group/version/kind, namespace, name.
+pub(crate) type Key<'a> = (usize, (&'a str, &'a str, &'a str), &'a str, &'a str);
+
+/// The object's place in the output order ([`compare`] compares these).
+pub(crate) fn key(r: &Rendered) -> Key<'_> {
+    (
+        rank(&r.kind),
+        gvk(r),
+        r.namespace.as_deref().unwrap_or(""),
+        &r.name,
+    )
 }
 
 /// `group/version/kind`, kustomize's tie-break between kinds of the same rank.
