@@ -21,13 +21,21 @@ pub(super) fn merge_component(
 ) -> Node {
     let mut merged = match config.filter(|c| c.as_map().is_some()) {
         Some(config) => {
-            let mut base = config.clone();
-            if let Some(m) = base.as_map_mut() {
-                // acceleratorOverride has no effect in a runtime.
-                m.remove("acceleratorOverride");
-            }
+            // acceleratorOverride has no effect in a runtime; a config without one (all but
+            // a mistaken few) is merged as it is, without a copy.
+            let stripped;
+            let base = if config.get("acceleratorOverride").is_some() {
+                let mut copy = config.clone();
+                if let Some(m) = copy.as_map_mut() {
+                    m.remove("acceleratorOverride");
+                }
+                stripped = copy;
+                &stripped
+            } else {
+                config
+            };
             let mut conflicts = Vec::new();
-            let merged = strategic::merge(&base, raw, &mut conflicts);
+            let merged = strategic::merge(base, raw, &mut conflicts);
             for c in conflicts {
                 diags.push(
                     Diagnostic::error(Code::InvalidMerge, c.message)

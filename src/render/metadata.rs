@@ -92,7 +92,8 @@ impl Meta {
 pub(crate) fn string_map_node(m: &BTreeMap<String, String>) -> Node {
     let mut out = Map::with_capacity(m.len());
     for (k, v) in m {
-        out.insert(k.clone(), Node::str(v.clone()));
+        // The keys of a BTreeMap are unique.
+        out.push_unique(k.clone(), Node::str(v.clone()));
     }
     Node::map(out)
 }
