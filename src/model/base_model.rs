@@ -38,6 +38,10 @@ pub(crate) struct Storage {
     pub(crate) schema_path: Option<String>,
     /// `storage.parameters`, a map of strings, kept as written.
     pub(crate) parameters: Option<Node>,
+    /// Where `storageUri` and `path` are written, for problems with the text OME copies
+    /// from them into the pod (a mount, `MODEL_PATH`).
+    pub(crate) storage_uri_pos: Pos,
+    pub(crate) path_pos: Pos,
 }
 
 impl BaseModel {
@@ -62,6 +66,8 @@ impl BaseModel {
                 key: r.str(s, "key", "spec.storage"),
                 schema_path: r.str(s, "schemaPath", "spec.storage"),
                 parameters: r.map(s, "parameters", "spec.storage").cloned(),
+                storage_uri_pos: s.get("storageUri").map_or(Pos::NONE, |n| n.pos),
+                path_pos: s.get("path").map_or(Pos::NONE, |n| n.pos),
             },
             None => Storage::default(),
         };

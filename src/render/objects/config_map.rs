@@ -167,6 +167,7 @@ mod tests {
                 key: Some("hf-token".into()),
                 schema_path: None,
                 parameters: None,
+                ..Default::default()
             },
             category: None,
         };
