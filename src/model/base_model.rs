@@ -22,6 +22,8 @@ pub(crate) struct BaseModel {
     pub(crate) parameter_size: Option<String>,
     pub(crate) diffusion: Option<DiffusionPipeline>,
     pub(crate) vendor: Option<String>,
+    /// Where `vendor` is written (OME copies it into a label of every rendered object).
+    pub(crate) vendor_pos: Pos,
     pub(crate) model_type: Option<String>,
     /// `Sharded` or `PerNode` (the default).
     pub(crate) distribution: Option<String>,
@@ -88,6 +90,7 @@ impl BaseModel {
             parameter_size: r.str(spec, "modelParameterSize", "spec"),
             diffusion: DiffusionPipeline::read(&mut r, spec, "spec"),
             vendor: r.str(spec, "vendor", "spec"),
+            vendor_pos: spec.get("vendor").map_or(Pos::NONE, |n| n.pos),
             model_type: r.str(spec, "modelType", "spec"),
             distribution: r.str(spec, "distribution", "spec"),
             storage,

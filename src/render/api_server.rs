@@ -59,9 +59,8 @@ fn written_at(isvc: &InferenceService, resolution: &Resolution<'_>, field: &str,
         }
     }
     match key {
-        "base-model-name" | "base-model-vendor" | "base-model-size" => {
-            resolution.model.map_or(Pos::NONE, |m| m.pos)
-        }
+        "base-model-vendor" => resolution.model.map_or(Pos::NONE, |m| m.vendor_pos),
+        "base-model-name" | "base-model-size" => resolution.model.map_or(Pos::NONE, |m| m.pos),
         "serving-runtime" => isvc.runtime.as_ref().map_or(Pos::NONE, |r| r.pos),
         _ => Pos::NONE,
     }
@@ -133,10 +132,16 @@ pub(crate) fn check(
                 p.help
             )
         } else {
-            format!(
-                "OME copies this onto every object of the component (the InferenceService's name is the `ome.io/inferenceservice` label, the model's `base-model-name`, the runtime's `serving-runtime`); {}",
-                p.help
-            )
+            match p.subject.as_deref() {
+                Some("label ome.io/inferenceservice") => "OME puts the InferenceService's name in the `ome.io/inferenceservice` label of every object it creates: shorten the name to at most 63 characters".to_string(),
+                Some("label base-model-name") => "OME puts the model's name in the `base-model-name` label of every object it creates: use a model whose name has at most 63 characters".to_string(),
+                Some("label serving-runtime") => "OME puts the runtime's name in the `serving-runtime` label of every object it creates: use a runtime whose name has at most 63 characters".to_string(),
+                Some("label base-model-vendor") => format!("OME copies the model's `vendor` into the `base-model-vendor` label of every object it creates; {}", p.help),
+                _ => format!(
+                    "OME copies the labels and annotations of the InferenceService and of the component onto every object it creates; {}",
+                    p.help
+                ),
+            }
         };
         diags.push(
             Diagnostic::error(

@@ -51,7 +51,10 @@ impl Findings<'_> {
             Value::Int(i) => Some(*i),
             Value::Null => None,
             _ => {
-                let help = if node.as_str().is_some() {
+                let help = if node
+                    .as_str()
+                    .is_some_and(|t| t.trim().parse::<i64>().is_ok())
+                {
                     "write the number without quotes"
                 } else {
                     "write a whole number"

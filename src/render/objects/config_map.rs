@@ -159,6 +159,7 @@ mod tests {
             parameter_size: None,
             diffusion: None,
             vendor: None,
+            vendor_pos: crate::yaml::Pos::NONE,
             model_type: None,
             distribution: None,
             storage: crate::model::base_model::Storage {
