@@ -31,6 +31,25 @@ const CONSUMED_KINDS: &[&str] = &[
     "AcceleratorClass",
 ];
 
+/// Every kind of OME v1.3's API group (its CRDs): any other kind in the group is a typo
+/// that the API server would refuse, and whose objects would silently not be rendered.
+pub(crate) const OME_KINDS: &[&str] = &[
+    "AcceleratorClass",
+    "AcceleratorQuota",
+    "AutoscalerPolicy",
+    "BaseModel",
+    "BenchmarkJob",
+    "ClusterBaseModel",
+    "ClusterServingRuntime",
+    "FineTunedWeight",
+    "InferenceReplica",
+    "InferenceService",
+    "RolloutPolicy",
+    "ServingRuntime",
+    "TrafficMap",
+    "WorkloadCluster",
+];
+
 /// Kinds without a namespace. Objects of other kinds written without one are in the
 /// default namespace (SEMANTICS.md#choice-namespaces).
 const CLUSTER_SCOPED_KINDS: &[&str] = &[
@@ -55,6 +74,7 @@ const CLUSTER_SCOPED_KINDS: &[&str] = &[
     "ClusterBaseModel",
     "ClusterServingRuntime",
     "AcceleratorClass",
+    "WorkloadCluster",
 ];
 
 pub(crate) fn is_cluster_scoped(kind: &str) -> bool {
@@ -200,7 +220,21 @@ pub(crate) fn build(
     ome_namespace: &str,
     keep_consumed: bool,
 ) -> (Catalog, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
+    // The API server's checks of every object's metadata (SEMANTICS.md#names), and the kinds
+    // of OME's group.
+    // An InferenceService's are part of its admission, reported with every other rule.
+    let mut diags: Vec<Diagnostic> = objects
+        .par_iter()
+        .flat_map_iter(|obj| {
+            let mut d = if is_inference_service(obj) {
+                Vec::new()
+            } else {
+                metadata_problems(obj)
+            };
+            d.extend(unknown_ome_kind(obj));
+            d
+        })
+        .collect();
     let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
     let mut kept = Vec::with_capacity(objects.len());
     for obj in objects {
@@ -320,7 +354,13 @@ fn read_entry(
     let entry = match obj.kind.as_str() {
         "InferenceService" => {
             let mut isvc = InferenceService::read(&obj, default_namespace, diags);
-            isvc.admission = validate::inference_service::check(&obj.root, &isvc);
+            isvc.admission = metadata_problems(&obj);
+            isvc.namespace_refused = isvc
+                .admission
+                .iter()
+                .any(|d| d.field.as_deref() == Some("metadata.namespace"));
+            isvc.admission
+                .extend(validate::inference_service::check(&obj.root, &isvc));
             diags.extend(crate::model::schema::check_inference_service(
                 &obj.root,
                 &obj.object_ref(),
@@ -364,4 +404,49 @@ fn read_entry(
         }
     };
     (entry, Some(obj))
+}
+
+fn is_inference_service(obj: &Object) -> bool {
+    obj.kind == "InferenceService" && obj.api_version == OME_VERSION
+}
+
+/// What the API server checks of every object's metadata (SEMANTICS.md#names).
+fn metadata_problems(obj: &Object) -> Vec<Diagnostic> {
+    validate::names::check_object(
+        &obj.root,
+        obj.group(),
+        &obj.kind,
+        &obj.object_ref(),
+        !is_cluster_scoped(&obj.kind),
+    )
+}
+
+/// An object of OME's API group whose kind OME doesn't have (`InferenceServicez`): the API
+/// server has no such resource, and passing it through would silently leave its workloads
+/// out of the render.
+fn unknown_ome_kind(obj: &Object) -> Option<Diagnostic> {
+    if obj.group() != OME_GROUP || OME_KINDS.contains(&obj.kind.as_str()) {
+        return None;
+    }
+    let help = match crate::diagnostics::suggest::closest(&obj.kind, OME_KINDS) {
+        Some(kind) => format!(
+            "did you mean `kind: {kind}`? OME's API group has no kind {}",
+            obj.kind
+        ),
+        None => format!("OME's API group has the kinds {}", OME_KINDS.join(", ")),
+    };
+    Some(
+        Diagnostic::error(
+            Code::InvalidField,
+            format!(
+                "no matches for kind {} in version {}",
+                crate::model::validate::go::quote(&obj.kind),
+                crate::model::validate::go::quote(&obj.api_version)
+            ),
+        )
+        .at(obj.root.get("kind").map_or(obj.pos(), |n| n.pos))
+        .object(obj.object_ref())
+        .field("kind")
+        .help(help),
+    )
 }

@@ -566,7 +566,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         diags.push(
             Diagnostic::error(
                 Code::EmptyOutput,
-                "nothing to write: no item to render or pass through (the functionConfig's own item does not count: kustomize and kpt drop it)",
+                "nothing to write: the ResourceList on <stdin> holds no item to render or pass through, nor do the functionConfig's paths (its own item does not count: kustomize and kpt drop it)",
             )
             .help("an empty output makes Argo CD (or kubectl apply --prune) delete every object it manages; set `allowEmpty: true` if that is what you want"),
         );

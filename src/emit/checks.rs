@@ -54,6 +54,9 @@ fn safe_in_file_name(part: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
 }
 
+/// The longest file name Linux, macOS and Windows file systems take, in bytes.
+const MAX_FILE_NAME: usize = 255;
+
 /// Every object can be written to a file of its own in an output directory: each part of
 /// its name is safe in a file name (so no name reaches outside the directory), and no two
 /// objects get the same name, even on a file system that ignores case.
@@ -80,6 +83,22 @@ pub(crate) fn file_names(objects: &[Rendered], format: Format, diags: &mut Vec<D
             continue;
         }
         let name = file_name(o, format);
+        if name.len() > MAX_FILE_NAME {
+            diags.push(
+                Diagnostic::error(
+                    Code::OutputFileName,
+                    format!(
+                        "{} can't be written to a file of its own: its file name would be {} bytes long, and file systems take at most {MAX_FILE_NAME}",
+                        o.object_ref(),
+                        name.len()
+                    ),
+                )
+                .at(o.pos)
+                .object(o.object_ref())
+                .help("the file name is `[<namespace>_]<group>_<version>_<kind>_<name>.<extension>`: shorten the name (or the namespace), or write a stream instead of a directory"),
+            );
+            continue;
+        }
         if let Some(first) = seen.get(&name) {
             diags.push(
                 Diagnostic::error(

@@ -191,11 +191,25 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
         return;
     }
     let name_node = root.at(&["metadata", "name"]);
+    if let Some(n) = name_node.filter(|n| !matches!(n.value, Value::Null | Value::Str(_))) {
+        out.diags.push(
+            Diagnostic::error(
+                Code::InvalidField,
+                format!("`metadata.name` must be a string, not {}", n.type_name()),
+            )
+            .at(n.pos)
+            .field("metadata.name")
+            .help("quote the name: the API server takes only a string here"),
+        );
+        return;
+    }
     let name = name_node.and_then(Node::as_str).unwrap_or("");
     if name.is_empty() {
         out.diags.push(
             Diagnostic::error(Code::InvalidField, format!("{kind} has no `metadata.name`"))
-                .at(name_node.map_or(root.pos, |n| n.pos))
+                .at(name_node
+                    .or_else(|| root.get("metadata"))
+                    .map_or(root.pos, |n| n.pos))
                 .field("metadata.name")
                 .help("every object needs a name; `generateName` cannot be applied declaratively"),
         );
@@ -210,7 +224,8 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
             out.diags.push(
                 Diagnostic::error(Code::InvalidField, "`metadata.namespace` must be a string")
                     .at(namespace_node.map_or(root.pos, |n| n.pos))
-                    .field("metadata.namespace"),
+                    .field("metadata.namespace")
+                    .help("quote the namespace: the API server takes only a string here"),
             );
             return;
         }

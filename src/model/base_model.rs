@@ -22,6 +22,8 @@ pub(crate) struct BaseModel {
     pub(crate) parameter_size: Option<String>,
     pub(crate) diffusion: Option<DiffusionPipeline>,
     pub(crate) vendor: Option<String>,
+    /// Where `vendor` is written (OME copies it into a label of every rendered object).
+    pub(crate) vendor_pos: Pos,
     pub(crate) model_type: Option<String>,
     /// `Sharded` or `PerNode` (the default).
     pub(crate) distribution: Option<String>,
@@ -38,6 +40,10 @@ pub(crate) struct Storage {
     pub(crate) schema_path: Option<String>,
     /// `storage.parameters`, a map of strings, kept as written.
     pub(crate) parameters: Option<Node>,
+    /// Where `storageUri` and `path` are written, for problems with the text OME copies
+    /// from them into the pod (a mount, `MODEL_PATH`).
+    pub(crate) storage_uri_pos: Pos,
+    pub(crate) path_pos: Pos,
 }
 
 impl BaseModel {
@@ -62,6 +68,8 @@ impl BaseModel {
                 key: r.str(s, "key", "spec.storage"),
                 schema_path: r.str(s, "schemaPath", "spec.storage"),
                 parameters: r.map(s, "parameters", "spec.storage").cloned(),
+                storage_uri_pos: s.get("storageUri").map_or(Pos::NONE, |n| n.pos),
+                path_pos: s.get("path").map_or(Pos::NONE, |n| n.pos),
             },
             None => Storage::default(),
         };
@@ -82,6 +90,7 @@ impl BaseModel {
             parameter_size: r.str(spec, "modelParameterSize", "spec"),
             diffusion: DiffusionPipeline::read(&mut r, spec, "spec"),
             vendor: r.str(spec, "vendor", "spec"),
+            vendor_pos: spec.get("vendor").map_or(Pos::NONE, |n| n.pos),
             model_type: r.str(spec, "modelType", "spec"),
             distribution: r.str(spec, "distribution", "spec"),
             storage,

@@ -36,6 +36,9 @@ pub(crate) struct InferenceService {
     /// (`model::validate::inference_service`); reported with the InferenceService's other
     /// problems.
     pub(crate) admission: Vec<Diagnostic>,
+    /// The API server refuses its namespace: nothing can be looked up there, so it is not
+    /// resolved (admission reports the namespace).
+    pub(crate) namespace_refused: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -203,6 +206,7 @@ impl InferenceService {
             router,
             object,
             admission: Vec::new(),
+            namespace_refused: false,
         }
     }
 

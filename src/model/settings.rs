@@ -140,7 +140,20 @@ impl Settings {
             diags,
         };
         if let Some(v) = r.int(node, "terminationGracePeriodSeconds", "") {
-            settings.termination_grace_period_seconds = v;
+            // The pod's field: the API server refuses a negative one.
+            if v < 0 {
+                r.diags.push(
+                    settings_error(
+                        &object,
+                        node.get("terminationGracePeriodSeconds").unwrap_or(node),
+                        "terminationGracePeriodSeconds",
+                        format!("terminationGracePeriodSeconds: Invalid value: {v}: must be greater than or equal to 0"),
+                    )
+                    .help("the grace period of the pods: 0 or more seconds (the chart's is 600)"),
+                );
+            } else {
+                settings.termination_grace_period_seconds = v;
+            }
         }
         if let Some(ingress) = r.map(node, "ingress", "")
             && let Some(v) = r.bool(ingress, "disableIngressCreation", "ingress")
@@ -150,7 +163,20 @@ impl Settings {
         if let Some(autoscaling) = r.map(node, "autoscaling", "")
             && let Some(v) = r.int(autoscaling, "targetUtilizationPercentage", "autoscaling")
         {
-            settings.target_utilization_percentage = v;
+            // The HPA's `averageUtilization`, an int32 the API server wants above 0.
+            if v < 1 || v > i64::from(i32::MAX) {
+                r.diags.push(
+                    settings_error(
+                        &object,
+                        autoscaling.get("targetUtilizationPercentage").unwrap_or(autoscaling),
+                        "autoscaling.targetUtilizationPercentage",
+                        format!("autoscaling.targetUtilizationPercentage: Invalid value: {v}: must be between 1 and 2147483647, inclusive"),
+                    )
+                    .help("the default HPA's CPU target, in percent (OME's is 80)"),
+                );
+            } else {
+                settings.target_utilization_percentage = v;
+            }
         }
         if let Some(v) = r.strings(node, "acceleratorResources", "")
             && !v.is_empty()
@@ -160,7 +186,24 @@ impl Settings {
         if let Some(v) = r.str(node, "omeNamespace", "")
             && !v.is_empty()
         {
-            settings.ome_namespace = v;
+            // Written into the output (the runtime revisions' namespace): a namespace's rule.
+            let at = node.get("omeNamespace").map_or(node.pos, |n| n.pos);
+            let problems = crate::model::validate::names::namespace_problems(&v, at);
+            if problems.is_empty() {
+                settings.ome_namespace = v;
+            }
+            for p in problems {
+                r.diags.push(
+                    Diagnostic::error(
+                        Code::Settings,
+                        p.message.replacen("metadata.namespace", "omeNamespace", 1),
+                    )
+                    .at(p.pos)
+                    .object(object.clone())
+                    .field("omeNamespace")
+                    .help(p.help),
+                );
+            }
         }
         read_replicas(node, &object, r.diags, &mut settings.replicas);
         read_budget(node, &object, r.diags, &mut settings.raw_deployment_budget);

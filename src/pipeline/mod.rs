@@ -287,11 +287,30 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     // Only a run that would succeed can be empty: after an error nothing is written anyway.
     if objects.is_empty() && !options.allow_empty && !diags.iter().any(Diagnostic::is_error) {
         let why = if sources.is_empty() {
-            "no input file was found (`*.yaml`, `*.yml` or `*.json` under the paths given, after --include and --exclude)".to_string()
+            let paths: Vec<String> = if options.load.paths.is_empty() {
+                vec![".".to_string()]
+            } else {
+                options
+                    .load
+                    .paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect()
+            };
+            format!(
+                "no input file was found (`*.yaml`, `*.yml` or `*.json` under {}, after --include and --exclude; links are not followed)",
+                paths.join(", ")
+            )
         } else if rendered == 0 {
             match sources.len() {
-                1 => "the input file holds no object to render or pass through".to_string(),
-                n => format!("the {n} input files hold no object to render or pass through"),
+                1 => format!(
+                    "{} holds no object to render or pass through",
+                    sources.get(0).map_or("the input file", |f| f.path.as_str())
+                ),
+                n => format!(
+                    "the {n} input files ({}, …) hold no object to render or pass through",
+                    sources.get(0).map_or("", |f| f.path.as_str())
+                ),
             }
         } else {
             format!("--kinds selects none of the {rendered} objects")

@@ -8,6 +8,7 @@
 //! ([`pod`]) and the objects of that mode ([`raw_deployment`], [`multinode`], each object
 //! kind in [`objects`]).
 
+pub(crate) mod api_server;
 pub(crate) mod autoscaling;
 pub(crate) mod component;
 pub(crate) mod metadata;
@@ -158,6 +159,7 @@ pub(crate) fn render_inference_service(
     if let (Some(model), Some(model_ref)) = (resolution.model, &isvc.model) {
         out.push(config_map::model_config(isvc, &model_ref.name, model));
     }
+    api_server::check(&out, isvc, resolution, diags);
     let errors_after = diags.iter().filter(|d| d.is_error()).count();
     if errors_after > errors_before {
         out.clear();

@@ -15,7 +15,7 @@ use crate::merge::{args, strategic};
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::schema::POD_FIELDS;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Role, Settings};
-use crate::yaml::{Map, Node, Pos};
+use crate::yaml::{Map, Node, Pos, Value};
 
 /// The name OME gives a runner nobody named.
 pub(crate) const DEFAULT_RUNNER_NAME: &str = "ome-container";
@@ -53,6 +53,16 @@ impl ModelStorage {
         match &model.storage.path {
             Some(p) if !p.is_empty() => ModelStorage::HostPath(p.clone()),
             _ => ModelStorage::None,
+        }
+    }
+
+    /// Where the model writes the text this storage copies into the pod: `storage.path` for
+    /// a host path, `storageUri` for a claim's sub path or a sharded model.
+    fn origin(&self, model: &BaseModel) -> Pos {
+        match self {
+            ModelStorage::HostPath(_) => model.storage.path_pos,
+            ModelStorage::Pvc { .. } | ModelStorage::Sharded(_) => model.storage.storage_uri_pos,
+            ModelStorage::None => Pos::NONE,
         }
     }
 
@@ -179,7 +189,12 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
     }
     if let Some(runner) = runner.as_mut().and_then(Node::as_map_mut) {
         if serves_model && let Some(path) = storage.model_path() {
-            append_env_if_absent(runner, "MODEL_PATH", path);
+            // `MODEL_PATH` holds the model's own text unless it is a claim's mount point.
+            let at = match (&storage, inputs.model) {
+                (ModelStorage::Pvc { .. }, _) | (_, None) => Pos::NONE,
+                (_, Some(model)) => storage.origin(model),
+            };
+            append_env_if_absent(runner, "MODEL_PATH", path, at);
         }
         if let Some(config) = inputs.accelerator_config {
             for (name, value) in &config.environment_override {
@@ -303,14 +318,39 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
     // Placeholders, in the runner container only.
     let data = placeholders::Metadata::of(inputs.isvc);
     if let Err(errors) = placeholders::expand_tree(&mut containers[runner_index], &data) {
+        // Text the model's storage put into the runner (its mount, `MODEL_PATH`) is reported
+        // once, at the model's field.
+        let model_field = inputs.model.and_then(|m| {
+            let at = storage.origin(m);
+            let field = match storage {
+                ModelStorage::HostPath(_) => "spec.storage.path",
+                _ => "spec.storage.storageUri",
+            };
+            (!at.is_none()).then_some((at, field, m))
+        });
+        let mut model_reported = false;
         for e in errors {
-            diags.push(
-                Diagnostic::error(Code::Placeholder, e.error.message())
-                    .at(e.pos)
+            let d = match model_field {
+                Some((at, field, model)) if e.pos == at => {
+                    if std::mem::replace(&mut model_reported, true) {
+                        continue;
+                    }
+                    Diagnostic::error(
+                        Code::Placeholder,
+                        format!(
+                            "{} (OME copies {field} into the runner of the {role} of {}, as its model mount and MODEL_PATH)",
+                            e.error.message(),
+                            inputs.isvc.object,
+                        ),
+                    )
+                    .object(model.object.clone())
+                    .field(field)
+                }
+                _ => Diagnostic::error(Code::Placeholder, e.error.message())
                     .object(inputs.isvc.object.clone())
-                    .field(format!("spec.{role}.runner.{}", e.path))
-                    .help(e.error.help()),
-            );
+                    .field(format!("spec.{role}.runner.{}", e.path)),
+            };
+            diags.push(d.at(e.pos).help(e.error.help()));
         }
     }
 
@@ -376,10 +416,15 @@ fn env_item(name: &str, value: &str) -> Node {
     Node::map(crate::map! { "name" => Node::str(name), "value" => Node::str(value) })
 }
 
-fn append_env_if_absent(container: &mut Map, name: &str, value: &str) {
+/// Appends `name=value` unless the container sets `name`; the value node is placed at `at`
+/// (the input text it copies, or `Pos::NONE`).
+fn append_env_if_absent(container: &mut Map, name: &str, value: &str, at: Pos) {
     let env = env_list(container);
     if !env.iter().any(|e| e.str_at(&["name"]) == Some(name)) {
-        env.push(env_item(name, value));
+        env.push(Node::map(crate::map! {
+            "name" => Node::str(name),
+            "value" => Node::new(Value::Str(value.to_string()), at),
+        }));
     }
 }
 
@@ -411,16 +456,18 @@ fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), (String, 
 
 fn add_model_mount(container: &mut Map, model: Option<&BaseModel>, storage: &ModelStorage) {
     let Some(model) = model else { return };
+    // The copied text keeps the model's position, so a problem in it points at the model.
+    let at = storage.origin(model);
     let mount = match storage {
         ModelStorage::HostPath(path) => crate::map! {
             "name" => Node::str(&model.name),
-            "mountPath" => Node::str(path),
+            "mountPath" => Node::new(Value::Str(path.clone()), at),
             "readOnly" => Node::bool(true),
         },
         ModelStorage::Pvc { sub_path, .. } => crate::map! {
             "name" => Node::str(&model.name),
             "mountPath" => Node::str(PVC_MODEL_PATH),
-            "subPath" => Node::str(sub_path),
+            "subPath" => Node::new(Value::Str(sub_path.clone()), at),
             "readOnly" => Node::bool(true),
         },
         ModelStorage::Sharded(_) | ModelStorage::None => return,

@@ -442,13 +442,20 @@ pub(crate) fn plan(
         let managed =
             found.is_some_and(|i| i.runtime.as_ref().is_some_and(|r| mode(r) == Mode::Managed));
         if !managed {
-            errors.push(Diagnostic::error(
+            let d = Diagnostic::error(
                 Code::InvalidInferenceService,
                 match found {
                     None => format!("InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"),
                     Some(_) => format!("action refused: InferenceService {ns}/{name} is not a managed pin (spec.runtime.autoSync: false without spec.runtime.revision)"),
                 },
-            ).help("`--advance` moves a managed pin; an explicit pin moves by editing spec.runtime.revision"));
+            ).help("`--advance` moves a managed pin; an explicit pin moves by editing spec.runtime.revision");
+            // The InferenceService, when there is one, is where the refusal points.
+            errors.push(match found {
+                Some(i) => d
+                    .at(i.runtime.as_ref().map_or(i.pos, |r| r.pos))
+                    .object(i.object.clone()),
+                None => d,
+            });
         }
     }
     for isvc in &catalog.inference_services {

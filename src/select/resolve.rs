@@ -387,6 +387,9 @@ pub(crate) fn resolve<'a>(
 ) -> Option<Resolution<'a>> {
     // Admission reports an InferenceService with neither a model nor a runtime, and a decoder
     // without an engine (`model::validate::inference_service`).
+    if isvc.namespace_refused {
+        return None;
+    }
     let named = |name: Option<&String>| name.is_some_and(|n| !n.is_empty());
     if !named(isvc.model.as_ref().map(|m| &m.name))
         && !named(isvc.runtime.as_ref().map(|r| &r.name))

@@ -11,6 +11,11 @@
 //!   of 100,001 keys), made by [`generate`] in a scratch copy of the case;
 //! - `tail:` keep only the last N lines of standard error in the snapshot (for a case that
 //!   prints a thousand diagnostics);
+//! - `unlocated:` why the problem has no line (an input that holds nothing): the file or
+//!   directory must still be named;
+//! - `usage:` why a usage error (exit 2) names no file: a flag's value is wrong;
+//! - `stdout: results` for the KRM function, which answers on standard output with a
+//!   ResourceList of no items and the error in its `results` (kept in the snapshot);
 //! - `#` lines say what is wrong.
 //!
 //! Each case runs with `-q` (before its arguments): notes are not what a case checks.
@@ -107,6 +112,12 @@ struct Case {
     args: Vec<String>,
     stdin: Option<Vec<u8>>,
     tail: Option<usize>,
+    /// The problem has no line to name.
+    unlocated: bool,
+    /// A usage error: about a flag, not a file.
+    usage: bool,
+    /// Standard output is a KRM ResourceList holding the results.
+    krm_results: bool,
     /// The scratch directory, to write as `<scratch>` in the snapshot.
     scratch: Option<PathBuf>,
 }
@@ -116,7 +127,16 @@ fn load_case(dir: &Path) -> Case {
     let keys = case_file(dir);
     for k in keys.keys() {
         assert!(
-            ["args", "stdin", "generate", "tail"].contains(&k.as_str()),
+            [
+                "args",
+                "stdin",
+                "generate",
+                "tail",
+                "unlocated",
+                "usage",
+                "stdout"
+            ]
+            .contains(&k.as_str()),
             "{name}: unknown key `{k}` in its case file"
         );
     }
@@ -148,6 +168,13 @@ fn load_case(dir: &Path) -> Case {
             .get("stdin")
             .map(|f| fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{name}: {f}: {e}"))),
         tail: keys.get("tail").map(|n| n.parse().expect("tail: a number")),
+        unlocated: keys.contains_key("unlocated"),
+        usage: keys.contains_key("usage"),
+        krm_results: match keys.get("stdout").map(String::as_str) {
+            None => false,
+            Some("results") => true,
+            Some(other) => panic!("{name}: `stdout: {other}` (only `results`)"),
+        },
         name,
         args,
         scratch: scratch_dir,
@@ -168,17 +195,37 @@ fn run_case(case: &Case) -> String {
         out.code,
         out.stderr
     );
-    assert_eq!(out.stdout, "", "{name}: nothing on standard output");
+    if case.krm_results {
+        // The KRM function's answer: no item, the error among the results.
+        assert!(
+            out.stdout.contains("\nitems: []\n")
+                && out.stdout.contains("\nresults:\n")
+                && out.stdout.contains("severity: error"),
+            "{name}: a ResourceList of results only\n{}",
+            out.stdout
+        );
+    } else {
+        assert_eq!(out.stdout, "", "{name}: nothing on standard output");
+    }
     // The file is named: the last argument (the case's directory, or a path given), or
     // standard input.
     let last = case.args.last().map_or("", String::as_str);
-    let named = if last == "-" { "<stdin>" } else { last };
-    assert!(
-        out.stderr.contains(named),
-        "{name}: standard error names {named}\n{}",
-        out.stderr
-    );
-    if out.code == 1 {
+    // The KRM function reads standard input without a `-`.
+    let named = if last == "-" || last == "krm" {
+        "<stdin>"
+    } else {
+        last
+    };
+    if case.usage {
+        assert_eq!(out.code, 2, "{name}: a usage error exits 2");
+    } else {
+        assert!(
+            out.stderr.contains(named),
+            "{name}: standard error names {named}\n{}",
+            out.stderr
+        );
+    }
+    if out.code == 1 && !case.unlocated {
         // An input error points at a file, line and column: `[path:line:col]`.
         let located = out.stderr.lines().any(|l| {
             l.split_once(&format!("[{named}"))
@@ -189,6 +236,8 @@ fn run_case(case: &Case) -> String {
                 })
         });
         assert!(located, "{name}: no [file:line:col]\n{}", out.stderr);
+    }
+    if out.code == 1 {
         assert!(
             out.stderr.contains("nothing was written"),
             "{name}\n{}",
@@ -208,8 +257,13 @@ fn run_case(case: &Case) -> String {
     if let Some(s) = &case.scratch {
         args = args.replace(&*s.to_string_lossy(), "<scratch>");
     }
+    let stdout = if case.krm_results {
+        format!("--- stdout\n{}", out.stdout)
+    } else {
+        String::new()
+    };
     format!(
-        "args: {args}{}\nexit: {}\n--- stderr\n{stderr}",
+        "args: {args}{}\nexit: {}\n{stdout}--- stderr\n{stderr}",
         if case.stdin.is_some() { " < stdin" } else { "" },
         out.code
     )
@@ -224,7 +278,7 @@ fn every_bad_input_exits_non_zero_naming_file_and_line() {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 20, "the catalogue has {} cases", dirs.len());
+    assert!(dirs.len() >= 80, "the catalogue has {} cases", dirs.len());
     let mut failed = Vec::new();
     for dir in &dirs {
         let case = load_case(dir);

@@ -317,6 +317,101 @@ fn output_dir_is_written_atomically() {
     }));
 }
 
+/// Nothing a name or namespace says can make `-o DIR/` write outside `DIR`: each attempt is
+/// an input error (exit 1) naming the object and its line, and nothing is written anywhere.
+#[test]
+fn an_output_directory_cannot_be_escaped() {
+    let long = "a".repeat(250);
+    let cases = [
+        (
+            "namespace",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: ../../escaped\n",
+            "ConfigMap/../../escaped/x",
+            ":5:",
+        ),
+        (
+            "name",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../../escaped\n  namespace: team\n",
+            "ConfigMap/team/../../escaped",
+            ":4:",
+        ),
+        (
+            "rbac-name",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ..\n",
+            "ClusterRole/..",
+            ":4:",
+        ),
+        (
+            "slash",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a/b\n",
+            "Secret/a/b",
+            ":4:",
+        ),
+        // A valid name in a namespace whose file name is longer than file systems take: once
+        // exit 2 and a write error.
+        (
+            "long",
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {long}\n  namespace: team\n"
+            ),
+            &format!("ConfigMap/team/{long}"),
+            ":4:",
+        ),
+        (
+            "case",
+            // RBAC names may hold capitals: two files that differ only in case.
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: Reader}\n",
+            "ClusterRole/reader and ClusterRole/Reader",
+            ":7:",
+        ),
+    ];
+    for (case, yaml, object, line) in cases {
+        let dir = scratch(&format!("escape-{case}"));
+        let input = dir.join("in");
+        fs::create_dir_all(&input).unwrap();
+        fs::write(input.join("objects.yaml"), yaml).unwrap();
+        let out_dir = dir.join("out").join("rendered");
+        fs::create_dir_all(dir.join("out")).unwrap();
+        let out = run(&[
+            "-q",
+            "-o",
+            &format!("{}/", out_dir.display()),
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(out.code, 1, "{case}: {}", out.stderr);
+        assert_eq!(out.stdout, "", "{case}");
+        assert!(
+            out.stderr.contains(object),
+            "{case}: names {object}\n{}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(&format!("objects.yaml{line}")),
+            "{case}: names the line\n{}",
+            out.stderr
+        );
+        assert!(
+            !out_dir.exists(),
+            "{case}: the output directory was not written"
+        );
+        let mut left: Vec<String> = fs::read_dir(dir.join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.extend(
+            fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "in" && n != "out"),
+        );
+        assert!(
+            left.is_empty(),
+            "{case}: nothing written beside it: {left:?}"
+        );
+        assert!(!dir.join("escaped").exists() && !repo_root().join("escaped").exists());
+    }
+}
+
 #[test]
 fn jsonl_format_writes_one_object_per_line() {
     let yaml = run(&[EXAMPLE]);

@@ -64,8 +64,8 @@ fn an_empty_render_is_an_error_unless_allowed() {
     let out = run(&[path]);
     assert_eq!(out.code, 1);
     assert!(
-        out.stderr.contains("the input file holds no object"),
-        "{}",
+        out.stderr.contains("comments.yaml holds no object"),
+        "the file is named\n{}",
         out.stderr
     );
 }

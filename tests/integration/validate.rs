@@ -8,24 +8,27 @@ use crate::support::{python_tools, repo_root, run};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-/// A rendered path, and the kinds its output must hold (each checked by a schema).
-const RENDERED: &[(&str, &[&str])] = &[
-    ("examples/llama-demo", &["deployment"]),
-    ("examples/llama-70b", &["deployment"]),
+/// A render (its paths), and the kinds its output must hold (each checked by a schema).
+const RENDERED: &[(&[&str], &[&str])] = &[
+    (&["examples/llama-demo"], &["deployment"]),
+    (&["examples/llama-70b"], &["deployment"]),
     (
-        "examples/inheritance-pins",
+        &["examples/inheritance-pins"],
         &["deployment", "controllerrevision"],
     ),
-    ("testdata/pin-drift", &["deployment", "controllerrevision"]),
-    ("examples/llama-awq-snapshot", &["deployment"]),
-    ("testdata/model-config/annotated", &["deployment"]),
-    ("testdata/seed-named", &["deployment"]),
-    ("testdata/command-flags", &["deployment"]),
-    ("testdata/router", &["deployment"]),
-    ("testdata/passthrough", &[]),
-    ("testdata/no-model", &["deployment"]),
     (
-        "testdata/autoscaling",
+        &["testdata/pin-drift"],
+        &["deployment", "controllerrevision"],
+    ),
+    (&["examples/llama-awq-snapshot"], &["deployment"]),
+    (&["testdata/model-config/annotated"], &["deployment"]),
+    (&["testdata/seed-named"], &["deployment"]),
+    (&["testdata/command-flags"], &["deployment"]),
+    (&["testdata/router"], &["deployment"]),
+    (&["testdata/passthrough"], &[]),
+    (&["testdata/no-model"], &["deployment"]),
+    (
+        &["testdata/autoscaling"],
         &[
             "deployment",
             "horizontalpodautoscaler",
@@ -33,16 +36,31 @@ const RENDERED: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "testdata/replica-defaults",
+        &["testdata/replica-defaults"],
         &["horizontalpodautoscaler", "poddisruptionbudget"],
     ),
-    ("testdata/keda", &["deployment", "scaledobject"]),
+    (&["testdata/keda"], &["deployment", "scaledobject"]),
     (
-        "testdata/multinode",
+        &["testdata/multinode"],
         &["leaderworkerset", "podtemplate", "service"],
     ),
-    ("testdata/admission-warnings", &["deployment"]),
-    ("testdata/migration", &["deployment", "scaledobject"]),
+    (&["testdata/admission-warnings"], &["deployment"]),
+    (&["testdata/migration"], &["deployment", "scaledobject"]),
+    (&["testdata/bookkeeping-annotations"], &["deployment"]),
+    (&["testdata/class-checks"], &["deployment"]),
+    (&["testdata/class-policy"], &["deployment"]),
+    (&["testdata/decoder-override"], &["deployment"]),
+    (&["testdata/named-undeclared"], &["deployment"]),
+    (
+        &[
+            "examples/llama-70b/namespace.yaml",
+            "examples/llama-70b/model.yaml",
+            "examples/llama-70b/runtime.yaml",
+            "examples/llama-70b/accelerator-classes.yaml",
+            "testdata/seventy-h100",
+        ],
+        &["deployment"],
+    ),
 ];
 
 /// Runs `program` with `stdin` as its standard input; its exit status and both outputs.
@@ -71,8 +89,9 @@ fn pipe(program: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String,
 #[test]
 fn rendered_objects_pass_the_api_schemas() {
     let crds = repo_root().join("tests/integration/crds.py");
-    for (path, kinds) in RENDERED {
-        let out = run(&[path]);
+    for (paths, kinds) in RENDERED {
+        let path = paths.last().expect("a path");
+        let out = run(paths);
         assert_eq!(out.code, 0, "{path}: {}", out.stderr);
         let crds_arg = crds.to_str().expect("a UTF-8 path");
         let (ok, objects, crd_report) =
@@ -113,5 +132,58 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     assert!(
         report.contains("LeaderWorkerSet/lws spec.leaderWorkerTemplate.restartPolicy"),
         "{report}"
+    );
+}
+
+/// Every fixture directory whose render succeeds is among [`RENDERED`], so the schemas see
+/// every object a fixture shows.
+#[test]
+fn every_fixture_that_renders_is_checked() {
+    let listed: Vec<&str> = RENDERED
+        .iter()
+        .map(|(paths, _)| *paths.last().expect("a path"))
+        .collect();
+    let mut missing = Vec::new();
+    for top in ["testdata", "examples"] {
+        let mut dirs = Vec::new();
+        for entry in std::fs::read_dir(repo_root().join(top)).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() || path.ends_with("bad") || path.ends_with("hf") {
+                continue;
+            }
+            dirs.push(path.clone());
+            // One level more (`model-config/annotated`), but not the parts of a fixture.
+            for sub in std::fs::read_dir(&path).unwrap() {
+                let sub = sub.unwrap().path();
+                let part = ["ome-revisions", "snapshot"]
+                    .iter()
+                    .any(|p| sub.ends_with(p));
+                if sub.is_dir() && !part {
+                    dirs.push(sub);
+                }
+            }
+        }
+        dirs.sort();
+        for dir in dirs {
+            let has_input = std::fs::read_dir(&dir).unwrap().any(|e| {
+                let p = e.unwrap().path();
+                matches!(
+                    p.extension().and_then(|x| x.to_str()),
+                    Some("yaml" | "json")
+                )
+            });
+            let rel = dir.strip_prefix(repo_root()).unwrap();
+            let rel = rel.to_str().unwrap();
+            if !has_input || listed.contains(&rel) {
+                continue;
+            }
+            if run(&["-q", rel]).code == 0 {
+                missing.push(rel.to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "fixtures that render but are not checked against the schemas: {missing:?}"
     );
 }

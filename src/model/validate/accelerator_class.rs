@@ -7,7 +7,6 @@ use crate::yaml::{Node, Pos};
 
 pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
-    f.subdomain_name(root);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;
     };

@@ -43,7 +43,6 @@ pub(crate) fn parse_pvc(uri: &str) -> Option<Result<PvcUri<'_>, &'static str>> {
 /// Every admission problem of the model `root`; `cluster` for a ClusterBaseModel.
 pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
-    f.subdomain_name(root);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;
     };

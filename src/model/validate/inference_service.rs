@@ -5,8 +5,9 @@
 
 use super::autoscaler::{self, KEDA_EXAMPLE};
 use super::go::{self, Json};
+use super::names::NameRule;
 use super::rollout::{self, NAME_FORMAT, valid_name};
-use super::{Findings, IntOrStr, admission_mode, present, traffic};
+use super::{Findings, IntOrStr, admission_mode, pod, present, traffic};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::InferenceService;
 use crate::model::Role;
@@ -111,27 +112,13 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
     }
     for (role, c) in components(spec) {
         for key in ["minReplicas", "maxReplicas"] {
-            integer(f, c, key, &format!("spec.{role}"));
+            f.replica_count(c, key, &format!("spec.{role}"));
         }
-        for key in ["minAvailable", "maxUnavailable"] {
-            if let Some(n) = present(c, key)
-                && IntOrStr::of(n).is_none()
-            {
-                let p = format!("spec.{role}.{key}");
-                let d = f
-                    .error(
-                        SCHEMA,
-                        n.pos,
-                        &p,
-                        format!("expected an integer or a string, found {}", n.type_name()),
-                    )
-                    .help("write a number of pods, such as 1, or a percentage, such as \"50%\"");
-                f.push(d);
-            }
-        }
+        int_or_string(f, c, &format!("spec.{role}"));
         if let Some(w) = present(c, "worker") {
-            integer(f, w, "size", &format!("spec.{role}.worker"));
+            f.replica_count(w, "size", &format!("spec.{role}.worker"));
         }
+        pod::check_component(f, c, &format!("spec.{role}"));
     }
     if let Some(selector) = present(spec, "acceleratorSelector") {
         f.enum_field(
@@ -233,24 +220,19 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
     }
 }
 
-/// The CRD schema's `type: integer` (`"10"` or `1.5` is refused by the API server).
-fn integer(f: &mut Findings<'_>, parent: &Node, key: &str, path: &str) {
-    if let Some(n) = present(parent, key)
-        && n.as_i64().is_none()
-    {
-        let p = format!("{path}.{key}");
-        let mut d = f.error(
-            SCHEMA,
-            n.pos,
-            &p,
-            format!("expected an integer, found {}", n.type_name()),
-        );
-        d = d.help(if n.as_str().is_some() {
-            "write the number without quotes"
-        } else {
-            "write a whole number"
-        });
-        f.push(d);
+/// The CRD schema of the disruption budgets: `x-kubernetes-int-or-string` (CRD-08).
+pub(crate) fn int_or_string(f: &mut Findings<'_>, component: &Node, path: &str) {
+    for key in ["minAvailable", "maxUnavailable"] {
+        if let Some(n) = present(component, key)
+            && IntOrStr::of(n).is_none()
+        {
+            f.wrong_type(
+                n,
+                &format!("{path}.{key}"),
+                "integer,string",
+                "write a number of pods, such as 1, or a percentage, such as \"50%\"",
+            );
+        }
     }
 }
 
@@ -339,12 +321,13 @@ fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
         let Some(uuid) = key.strip_prefix(MIGRATION_REQUEST_PREFIX) else {
             continue;
         };
+        // A key ending in `-` is refused by the API server itself, before OME's webhook could
+        // say "annotation key carries no request UUID" (`names::check_object` reports it).
+        if uuid.is_empty() {
+            continue;
+        }
         let field = format!("metadata.annotations.{key}");
-        let message = if uuid.is_empty() {
-            Some(format!(
-                "migration request {key}: annotation key carries no request UUID"
-            ))
-        } else {
+        let message = {
             match go::parse_json(node.as_str().unwrap_or("")) {
                 Err(e) => Some(format!("migration request {uuid}: {e}")),
                 Ok(Json::Object(members)) => {
@@ -463,8 +446,9 @@ fn ready_policy_none(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 
 /// ISVC-07: OME's own name format (stricter than the API server's).
 fn name(f: &mut Findings<'_>, root: &Node, name: &str) {
-    // The API server's own rule comes first (CRD-19); OME's is stricter.
-    if !f.subdomain_name(root) || valid_name(name) {
+    // The API server's own rule comes first (CRD-19, `names::check_object`, which reports
+    // it and stops the run); OME's is stricter.
+    if !NameRule::Subdomain.allows(name) || valid_name(name) {
         return;
     }
     let pos = root.at(&["metadata", "name"]).map_or(f.fallback, |n| n.pos);

@@ -10,6 +10,8 @@ pub(crate) mod base_model;
 pub(crate) mod go;
 pub(crate) mod inference_service;
 pub(crate) mod migration;
+pub(crate) mod names;
+pub(crate) mod pod;
 pub(crate) mod rollout;
 pub(crate) mod runtime;
 pub(crate) mod traffic;
@@ -133,39 +135,6 @@ impl<'a> Findings<'a> {
         }
     }
 
-    /// The API server's rule for the name of every OME resource (CRD-19): a DNS-1123
-    /// subdomain. Returns whether the name passes.
-    pub(crate) fn subdomain_name(&mut self, root: &Node) -> bool {
-        let Some(node) = root.at(&["metadata", "name"]) else {
-            return true;
-        };
-        let Some(name) = node.as_str() else {
-            return true;
-        };
-        let message = if name.len() > 253 {
-            Some("must be no more than 253 characters".to_string())
-        } else if !is_subdomain(name) {
-            Some(format!(
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '{SUBDOMAIN}')"
-            ))
-        } else {
-            None
-        };
-        let Some(message) = message else {
-            return true;
-        };
-        let d = self
-            .error(
-                Code::InvalidField,
-                node.pos,
-                "metadata.name",
-                format!("metadata.name: Invalid value: {}: {message}", go::quote(name)),
-            )
-            .help("use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
-        self.push(d);
-        false
-    }
-
     /// Checks an enum field when it is a string; other types are left to the typed views.
     pub(crate) fn enum_field(
         &mut self,
@@ -182,22 +151,6 @@ impl<'a> Findings<'a> {
             self.unsupported(code, n, &format!("{path}.{key}"), allowed);
         }
     }
-}
-
-/// The DNS-1123 subdomain pattern, as apimachinery prints it.
-const SUBDOMAIN: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-
-/// Whether `name` is a DNS-1123 subdomain (length aside): dot-separated labels of lowercase
-/// letters, digits and '-', each starting and ending with a letter or digit.
-fn is_subdomain(name: &str) -> bool {
-    name.split('.').all(|label| {
-        let b = label.as_bytes();
-        !b.is_empty()
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-            && b[0] != b'-'
-            && b[b.len() - 1] != b'-'
-    })
 }
 
 /// A Kubernetes `IntOrString` value as written.

@@ -5,8 +5,8 @@
 //! (RT-05). Profiles, inheritance and the rules across runtimes are in `inherit` and
 //! `catalog::checks`.
 
-use super::inference_service::{scaling_policy, scaling_policy_schema};
-use super::{Findings, autoscaler, present};
+use super::inference_service::{int_or_string, scaling_policy, scaling_policy_schema};
+use super::{Findings, autoscaler, pod, present};
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::model::Role;
 use crate::yaml::{Node, Pos};
@@ -17,11 +17,26 @@ const SCHEMA: Code = Code::InvalidField;
 /// Every admission problem of the runtime `root` (with the preset applied).
 pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
-    f.subdomain_name(root);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;
     };
     formats_schema(&mut f, spec);
+    // The pod fields and replica counts of every config, and the runtime's own pod spec.
+    pod::check_component(&mut f, spec, "spec");
+    for role in Role::ALL {
+        let key = role.config_key();
+        if let Some(config) = present(spec, key).filter(|c| c.as_map().is_some()) {
+            let path = format!("spec.{key}");
+            for bound in ["minReplicas", "maxReplicas"] {
+                f.replica_count(config, bound, &path);
+            }
+            int_or_string(&mut f, config, &path);
+            if let Some(w) = present(config, "worker") {
+                f.replica_count(w, "size", &format!("{path}.worker"));
+            }
+            pod::check_component(&mut f, config, &path);
+        }
+    }
     if let Some(req) = present(spec, "acceleratorRequirements") {
         for key in ["minMemory", "minComputePerformanceTFLOPS"] {
             if let Some(n) = present(req, key) {

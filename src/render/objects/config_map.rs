@@ -159,6 +159,7 @@ mod tests {
             parameter_size: None,
             diffusion: None,
             vendor: None,
+            vendor_pos: crate::yaml::Pos::NONE,
             model_type: None,
             distribution: None,
             storage: crate::model::base_model::Storage {
@@ -167,6 +168,7 @@ mod tests {
                 key: Some("hf-token".into()),
                 schema_path: None,
                 parameters: None,
+                ..Default::default()
             },
             category: None,
         };
