@@ -20,6 +20,7 @@ use crate::yaml::Node;
 use crate::yaml::emit::{write_json_line, write_yaml, write_yaml_item};
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -68,20 +69,44 @@ pub(crate) enum WriteError {
 /// Sorts into the output order. Identities are unique (collisions are errors), so the
 /// order is total and independent of the input order.
 ///
-/// Each object's key is computed once, the keys are sorted (the input index breaks ties, so
-/// the order is that of a stable sort), and the objects are moved to their places once.
+/// Each object's key is computed once and packed: the kind's place (rank and
+/// group/version/kind) and the namespace become numbers in their sorted order (there are
+/// few distinct ones), so most comparisons compare one integer and the name. The input index
+/// breaks ties, so the order is that of a stable sort, and the objects are moved to their
+/// places once.
 pub(crate) fn sort(objects: &mut Vec<Rendered>) {
-    let mut keys: Vec<(order::Key<'_>, usize)> = objects
+    let kinds = ranks(objects.iter().map(|o| {
+        let k = order::key(o);
+        (k.0, k.1)
+    }));
+    let namespaces = ranks(objects.iter().map(|o| order::key(o).2));
+    let mut packed: Vec<(u64, &str, usize)> = objects
         .par_iter()
         .enumerate()
-        .map(|(i, o)| (order::key(o), i))
+        .map(|(i, o)| {
+            let k = order::key(o);
+            let prefix = (u64::from(kinds[&(k.0, k.1)]) << 32) | u64::from(namespaces[k.2]);
+            (prefix, k.3, i)
+        })
         .collect();
-    keys.par_sort_unstable();
-    let order: Vec<usize> = keys.into_iter().map(|(_, i)| i).collect();
+    packed.par_sort_unstable();
+    let order: Vec<usize> = packed.into_iter().map(|(_, _, i)| i).collect();
     let mut slots: Vec<Option<Rendered>> = std::mem::take(objects).into_iter().map(Some).collect();
     let mut sorted = Vec::with_capacity(slots.len());
     sorted.extend(order.into_iter().filter_map(|i| slots[i].take()));
     *objects = sorted;
+}
+
+/// Each distinct value's place among the distinct values, in their order.
+fn ranks<T: Ord + std::hash::Hash + Copy>(values: impl Iterator<Item = T>) -> HashMap<T, u32> {
+    let mut places: HashMap<T, u32> = values.map(|v| (v, 0)).collect();
+    let mut distinct: Vec<T> = places.keys().copied().collect();
+    distinct.sort_unstable();
+    for (i, v) in distinct.into_iter().enumerate() {
+        // At most one distinct value per object: far fewer than u32::MAX.
+        places.insert(v, u32::try_from(i).unwrap_or(u32::MAX));
+    }
+    places
 }
 
 /// Appends one object tree in `format`.

@@ -142,4 +142,41 @@ mod tests {
             ]
         );
     }
+
+    proptest::proptest! {
+        /// The packed keys of `emit::sort` give the order [`compare`] defines, ties kept in
+        /// input order (objects of few kinds, namespaces and names, so ties are common).
+        #[test]
+        fn sort_orders_as_compare_does(
+            picks in proptest::collection::vec((0usize..6, 0usize..4, 0usize..5), 0..60)
+        ) {
+            const KINDS: [(&str, &str); 6] = [
+                ("apps/v1", "Deployment"),
+                ("v1", "Service"),
+                ("v1", "Namespace"),
+                ("keda.sh/v1alpha1", "ScaledObject"),
+                ("autoscaling/v2", "HorizontalPodAutoscaler"),
+                ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
+            ];
+            const NAMESPACES: [Option<&str>; 4] = [None, Some("a"), Some("b"), Some("team-1")];
+            let make = || -> Vec<Rendered> {
+                picks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(k, ns, name))| {
+                        let (api, kind) = KINDS[k];
+                        let mut o = obj(api, kind, NAMESPACES[ns], &format!("n{name}"));
+                        o.pos.line = u32::try_from(i).unwrap() + 1;
+                        o
+                    })
+                    .collect()
+            };
+            let mut expected = make();
+            expected.sort_by(compare);
+            let mut sorted = make();
+            crate::emit::sort(&mut sorted);
+            let lines = |v: &[Rendered]| v.iter().map(|o| o.pos.line).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(lines(&sorted), lines(&expected));
+        }
+    }
 }

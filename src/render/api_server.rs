@@ -66,6 +66,11 @@ fn written_at(isvc: &InferenceService, resolution: &Resolution<'_>, field: &str,
     }
 }
 
+/// An entry of labels or annotations without the position of where it was written.
+fn unplaced<'a>((key, value): (&'a str, &'a str)) -> (&'a str, &'a str, Pos) {
+    (key, value, Pos::NONE)
+}
+
 /// Checks `objects`, rendered from `isvc` as `resolution` resolved it; each
 /// problem is reported once, naming the first object that has it.
 pub(crate) fn check(
@@ -102,19 +107,38 @@ pub(crate) fn check(
             if meta.is_none() {
                 continue;
             }
+            // Checked without positions first: finding where a label was written costs
+            // lookups, spent only on the rare object that has a problem.
             let mut problems = Vec::new();
             names::label_problems_of(
-                entries(meta, "labels")
-                    .map(|(k, v)| (k, v, written_at(isvc, resolution, "labels", k))),
+                entries(meta, "labels").map(unplaced),
                 "metadata.labels",
                 &mut problems,
             );
+            if !problems.is_empty() {
+                problems.clear();
+                names::label_problems_of(
+                    entries(meta, "labels")
+                        .map(|(k, v)| (k, v, written_at(isvc, resolution, "labels", k))),
+                    "metadata.labels",
+                    &mut problems,
+                );
+            }
+            let labelled = problems.len();
             names::annotation_problems(
-                entries(meta, "annotations")
-                    .map(|(k, v)| (k, v, written_at(isvc, resolution, "annotations", k))),
+                entries(meta, "annotations").map(unplaced),
                 Pos::NONE,
                 &mut problems,
             );
+            if problems.len() > labelled {
+                problems.truncate(labelled);
+                names::annotation_problems(
+                    entries(meta, "annotations")
+                        .map(|(k, v)| (k, v, written_at(isvc, resolution, "annotations", k))),
+                    Pos::NONE,
+                    &mut problems,
+                );
+            }
             for p in problems {
                 add(p, o);
             }
