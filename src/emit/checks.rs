@@ -7,38 +7,66 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::rendered::{Body, Rendered};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+/// What no two output objects may share: group, kind, namespace and name.
+fn identity(o: &Rendered) -> (&str, &str, Option<&str>, &str) {
+    (
+        o.group(),
+        o.kind.as_str(),
+        o.namespace.as_deref(),
+        o.name.as_str(),
+    )
+}
 
 /// Two rendered objects with the same identity (SEMANTICS.md, "Objects"): an error naming
-/// both InferenceServices. One pass with a hash map.
+/// both InferenceServices, for each object whose identity an earlier one has.
+///
+/// Each identity is hashed in parallel and the hashes sorted, so only objects whose hashes
+/// are equal (the duplicates, and a rare unlucky pair) have their identities compared.
 pub(crate) fn collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(&str, &str, Option<&str>, &str), &Rendered> =
-        HashMap::with_capacity(objects.len());
-    for o in objects {
-        let key = (
-            o.group(),
-            o.kind.as_str(),
-            o.namespace.as_deref(),
-            o.name.as_str(),
-        );
-        if let Some(first) = seen.get(&key) {
-            let who = |r: &Rendered| {
-                r.source
-                    .as_ref()
-                    .map_or("the input".to_string(), ToString::to_string)
-            };
-            diags.push(
-                Diagnostic::error(
-                    Code::RenderedCollision,
-                    format!("{} is rendered twice: from {} and from {}", o.object_ref(), who(first), who(o)),
-                )
-                .at(o.pos)
-                .related(first.pos, "rendered here too")
-                .object(o.object_ref())
-                .help("in a cluster one would silently overwrite the other; rename one of the InferenceServices (OME names the ConfigMap after the last 20 characters of the name)"),
-            );
-        } else {
-            seen.insert(key, o);
+    let mut hashes: Vec<(u64, usize)> = objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let mut h = std::hash::DefaultHasher::new();
+            identity(o).hash(&mut h);
+            (h.finish(), i)
+        })
+        .collect();
+    hashes.par_sort_unstable();
+    // (later object, the first with its identity), in the later objects' input order.
+    let mut repeats: Vec<(usize, usize)> = Vec::new();
+    for run in hashes
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+    {
+        for (n, &(_, later)) in run.iter().enumerate().skip(1) {
+            let first = run[..n]
+                .iter()
+                .map(|&(_, i)| i)
+                .find(|&i| identity(&objects[i]) == identity(&objects[later]));
+            repeats.extend(first.map(|first| (later, first)));
         }
+    }
+    repeats.sort_unstable();
+    for (later, first) in repeats {
+        let (first, o) = (&objects[first], &objects[later]);
+        let who = |r: &Rendered| {
+            r.source
+                .as_ref()
+                .map_or("the input".to_string(), ToString::to_string)
+        };
+        diags.push(
+            Diagnostic::error(
+                Code::RenderedCollision,
+                format!("{} is rendered twice: from {} and from {}", o.object_ref(), who(first), who(o)),
+            )
+            .at(o.pos)
+            .related(first.pos, "rendered here too")
+            .object(o.object_ref())
+            .help("in a cluster one would silently overwrite the other; rename one of the InferenceServices (OME names the ConfigMap after the last 20 characters of the name)"),
+        );
     }
 }
 
@@ -121,14 +149,7 @@ const FLUX_SUBSTITUTE_KEY: &str = "kustomize.toolkit.fluxcd.io/substitute";
 
 /// The first line of `bytes` holding `${`, trimmed, if any.
 fn substitution_line(bytes: &[u8]) -> Option<&str> {
-    let mut from = 0;
-    let at = loop {
-        let at = from + bytes[from..].iter().position(|&b| b == b'$')?;
-        if bytes.get(at + 1) == Some(&b'{') {
-            break at;
-        }
-        from = at + 1;
-    };
+    let at = memchr::memchr_iter(b'$', bytes).find(|&at| bytes.get(at + 1) == Some(&b'{'))?;
     let start = bytes[..at]
         .iter()
         .rposition(|&b| b == b'\n')
@@ -234,5 +255,39 @@ mod tests {
                 None => assert!(diags.is_empty(), "{text}: {diags:?}"),
             }
         }
+    }
+
+    #[test]
+    fn each_repeated_identity_names_the_first_object_that_has_it() {
+        let at = |line| Pos {
+            file: 0,
+            line,
+            col: 0,
+        };
+        let make = |api: &str, ns: Option<&str>, name: &str, line| {
+            let mut o = object("", true);
+            o.api_version = api.into();
+            o.namespace = ns.map(Into::into);
+            o.name = name.into();
+            o.pos = at(line);
+            o
+        };
+        let objects = [
+            make("apps/v1", Some("a"), "d", 1),
+            make("apps/v1", Some("b"), "d", 2),
+            make("apps/v1", Some("a"), "e", 3),
+            // Another version of the same group and kind is the same identity.
+            make("apps/v1beta2", Some("a"), "d", 4),
+            make("apps/v1", Some("a"), "d", 5),
+            make("apps/v1", Some("b"), "d", 6),
+        ];
+        let mut diags = Vec::new();
+        collisions(&objects, &mut diags);
+        let pairs: Vec<(u32, u32)> = diags
+            .iter()
+            .map(|d| (d.pos.map_or(0, |p| p.line), d.related[0].pos.line))
+            .collect();
+        assert_eq!(pairs, [(4, 1), (5, 1), (6, 2)]);
+        assert!(diags.iter().all(|d| d.code == Code::RenderedCollision));
     }
 }

@@ -69,42 +69,70 @@ pub(crate) enum WriteError {
 /// Sorts into the output order. Identities are unique (collisions are errors), so the
 /// order is total and independent of the input order.
 ///
-/// Each object's key is computed once and packed: the kind's place (rank and
-/// group/version/kind) and the namespace become numbers in their sorted order (there are
-/// few distinct ones), so most comparisons compare one integer and the name. The input index
-/// breaks ties, so the order is that of a stable sort, and the objects are moved to their
-/// places once.
-pub(crate) fn sort(objects: &mut Vec<Rendered>) {
-    let kinds = ranks(objects.iter().map(|o| {
-        let k = order::key(o);
-        (k.0, k.1)
-    }));
-    let namespaces = ranks(objects.iter().map(|o| order::key(o).2));
+/// The kind's place (its rank, then group/version/kind) and the namespace are looked up once
+/// per distinct value (there are few) and packed into one number in their sorted order, so
+/// most comparisons compare that number and the name. The input index breaks ties, so the
+/// order is that of a stable sort. The objects are then moved to their places in place.
+pub(crate) fn sort(objects: &mut [Rendered]) {
+    let mut kinds: HashMap<(&str, &str), u32> = HashMap::new();
+    let mut namespaces: HashMap<&str, u32> = HashMap::new();
+    let first_seen = |map_len: usize| u32::try_from(map_len).unwrap_or(u32::MAX);
+    let ids: Vec<(u32, u32)> = objects
+        .iter()
+        .map(|o| {
+            let n = kinds.len();
+            let kind = *kinds
+                .entry((o.api_version.as_str(), o.kind.as_str()))
+                .or_insert_with(|| first_seen(n));
+            let n = namespaces.len();
+            let namespace = *namespaces
+                .entry(o.namespace.as_deref().unwrap_or(""))
+                .or_insert_with(|| first_seen(n));
+            (kind, namespace)
+        })
+        .collect();
+    // Each distinct kind's and namespace's place in the output order.
+    let kind_place = places(
+        kinds
+            .into_iter()
+            .map(|((api_version, kind), id)| (order::kind_key(api_version, kind), id)),
+    );
+    let namespace_place = places(namespaces.into_iter());
     let mut packed: Vec<(u64, &str, usize)> = objects
         .par_iter()
+        .zip(&ids)
         .enumerate()
-        .map(|(i, o)| {
-            let k = order::key(o);
-            let prefix = (u64::from(kinds[&(k.0, k.1)]) << 32) | u64::from(namespaces[k.2]);
-            (prefix, k.3, i)
+        .map(|(i, (o, &(kind, namespace)))| {
+            let prefix = (u64::from(kind_place[kind as usize]) << 32)
+                | u64::from(namespace_place[namespace as usize]);
+            (prefix, o.name.as_str(), i)
         })
         .collect();
     packed.par_sort_unstable();
-    let order: Vec<usize> = packed.into_iter().map(|(_, _, i)| i).collect();
-    let mut slots: Vec<Option<Rendered>> = std::mem::take(objects).into_iter().map(Some).collect();
-    let mut sorted = Vec::with_capacity(slots.len());
-    sorted.extend(order.into_iter().filter_map(|i| slots[i].take()));
-    *objects = sorted;
+    // `to[i]`: where the object now at `i` goes. Each swap puts one object in its place.
+    let mut to = vec![0; packed.len()];
+    for (place, &(_, _, i)) in packed.iter().enumerate() {
+        to[i] = place;
+    }
+    drop(packed);
+    for i in 0..objects.len() {
+        while to[i] != i {
+            let j = to[i];
+            objects.swap(i, j);
+            to.swap(i, j);
+        }
+    }
 }
 
-/// Each distinct value's place among the distinct values, in their order.
-fn ranks<T: Ord + std::hash::Hash + Copy>(values: impl Iterator<Item = T>) -> HashMap<T, u32> {
-    let mut places: HashMap<T, u32> = values.map(|v| (v, 0)).collect();
-    let mut distinct: Vec<T> = places.keys().copied().collect();
-    distinct.sort_unstable();
-    for (i, v) in distinct.into_iter().enumerate() {
+/// For values numbered by first appearance (`id`), each one's place in the order of the
+/// values: `places[id]`.
+fn places<T: Ord>(values: impl Iterator<Item = (T, u32)>) -> Vec<u32> {
+    let mut values: Vec<(T, u32)> = values.collect();
+    values.sort_unstable();
+    let mut places = vec![0; values.len()];
+    for (place, (_, id)) in values.into_iter().enumerate() {
         // At most one distinct value per object: far fewer than u32::MAX.
-        places.insert(v, u32::try_from(i).unwrap_or(u32::MAX));
+        places[id as usize] = u32::try_from(place).unwrap_or(u32::MAX);
     }
     places
 }

@@ -55,21 +55,18 @@ pub(crate) type Key<'a> = (usize, (&'a str, &'a str, &'a str), &'a str, &'a str)
 
 /// The object's place in the output order ([`compare`] compares these).
 pub(crate) fn key(r: &Rendered) -> Key<'_> {
-    (
-        rank(&r.kind),
-        gvk(r),
-        r.namespace.as_deref().unwrap_or(""),
-        &r.name,
-    )
+    let (rank, gvk) = kind_key(&r.api_version, &r.kind);
+    (rank, gvk, r.namespace.as_deref().unwrap_or(""), &r.name)
 }
 
-/// `group/version/kind`, kustomize's tie-break between kinds of the same rank.
-fn gvk(r: &Rendered) -> (&str, &str, &str) {
-    let (group, version) = r
-        .api_version
-        .rsplit_once('/')
-        .unwrap_or(("", r.api_version.as_str()));
-    (group, version, r.kind.as_str())
+/// The kind's place: its rank, then `group/version/kind`, kustomize's tie-break between
+/// kinds of the same rank.
+pub(crate) fn kind_key<'a>(
+    api_version: &'a str,
+    kind: &'a str,
+) -> (usize, (&'a str, &'a str, &'a str)) {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    (rank(kind), (group, version, kind))
 }
 
 #[cfg(test)]
