@@ -581,8 +581,8 @@ impl Builder<'_> {
                 map, key, merges, ..
             }) => match key.take() {
                 None => {
-                    let name = match &node.value {
-                        Value::Str(s) => s.clone(),
+                    let name = match node.value {
+                        Value::Str(s) => s,
                         Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
                             node.scalar_text().unwrap_or_default()
                         }
