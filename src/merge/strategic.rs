@@ -153,21 +153,31 @@ fn merge_value(
     }
 }
 
+/// The base's keys in the base's order (merged where the patch sets them), then the patch's
+/// new keys in the patch's order. Fields are merged in the patch's order, so conflicts are
+/// found in that order; only the base's fields the patch leaves alone are copied.
 fn merge_maps(b: &Map, p: &Map, path: &mut Vec<String>, conflicts: &mut Vec<Conflict>) -> Map {
-    let mut out = b.clone();
+    let mut merged: Vec<Option<Node>> = vec![None; b.len()];
+    let mut added = Vec::new();
     for (k, pv) in p.iter() {
         if omitted(k, pv) {
             continue;
         }
-        match b.get(k) {
-            Some(bv) => {
+        match b.get_indexed(k) {
+            Some((i, bv)) => {
                 path.push(k.to_string());
-                let merged = merge_value(bv, pv, k, path, conflicts);
+                merged[i] = Some(merge_value(bv, pv, k, path, conflicts));
                 path.pop();
-                out.insert(k, merged);
             }
-            None => out.insert(k, pv.clone()),
+            None => added.push((k, pv)),
         }
+    }
+    let mut out = Map::with_capacity(b.len() + added.len());
+    for ((k, bv), m) in b.iter().zip(merged) {
+        out.push_unique(k.to_string(), m.unwrap_or_else(|| bv.clone()));
+    }
+    for (k, pv) in added {
+        out.push_unique(k.to_string(), pv.clone());
     }
     out
 }

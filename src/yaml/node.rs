@@ -142,6 +142,11 @@ impl Map {
         self.position(key).map(|i| &self.entries[i].1)
     }
 
+    /// The value at `key` and its place among the entries (the order [`Map::iter`] gives).
+    pub(crate) fn get_indexed(&self, key: &str) -> Option<(usize, &Node)> {
+        self.position(key).map(|i| (i, &self.entries[i].1))
+    }
+
     pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.position(key).map(|i| &mut self.entries[i].1)
     }
