@@ -303,7 +303,7 @@ pub(crate) fn build(
     }
     catalog
         .inference_services
-        .sort_by(|a, b| (&a.lookup_namespace, &a.name).cmp(&(&b.lookup_namespace, &b.name)));
+        .par_sort_by(|a, b| (&a.lookup_namespace, &a.name).cmp(&(&b.lookup_namespace, &b.name)));
     (catalog, diags)
 }
 

@@ -193,9 +193,12 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         BTreeMap::new()
     };
     // The consumed objects' trees are needed only to be written again: without --keep-ome
-    // they go now, before the output takes their place in memory.
+    // they go now, before the output takes their place in memory (freed on every thread:
+    // 10,000 trees are a tenth of a second on one).
     if !options.keep_ome {
-        catalog.consumed = Vec::new();
+        std::mem::take(&mut catalog.consumed)
+            .into_par_iter()
+            .for_each(drop);
     }
     diags.extend(crate::select::pins::stale_entries(&catalog));
     // Each InferenceService's view goes as soon as it is rendered.
