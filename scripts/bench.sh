@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: ome-render against the YAML floor (pure YAML I/O, no logic) and against itself
-# in the shapes users run it, each case measured as a ratio in one run, alternating, on the
-# same machine in the same minute (BENCHMARKS.md).
+# in the shapes users run it, each case measured as a ratio in one run, the cases interleaved,
+# on the same machine in the same minute (BENCHMARKS.md).
 #
 #   scripts/bench.sh [RUNS]           every case, RUNS alternating runs each (default 5)
 #   scripts/bench.sh --quick [RUNS]   the main corpus only (directory vs floor)
@@ -90,9 +90,15 @@ elif [ -z "$quick" ]; then
   case_ diff "$ome -q diff $main $(changed_copy "$main")"
 fi
 
+# Each round runs the cases in its own shuffled order (the same for the same round), so that
+# no case always runs right after the floor: on this VM, the run after a process that freed
+# 870 MiB spends a quarter of a second more faulting memory back in (BENCHMARKS.md).
+order() {
+  python3 -c 'import random, sys; c = list(range(int(sys.argv[2]))); random.Random(int(sys.argv[1])).shuffle(c); print(*c)' "$1" "${#labels[@]}"
+}
 : >"$work/runs.txt"
-for _ in $(seq "$runs"); do
-  for i in "${!labels[@]}"; do
+for round in $(seq "$runs"); do
+  for i in $(order "$round"); do
     /usr/bin/time -f "%e %M" -o "$work/time.txt" bash -c "${commands[$i]} >/dev/null 2>&1" || true
     echo "${labels[$i]} $(cat "$work/time.txt")" >>"$work/runs.txt"
   done
