@@ -41,12 +41,15 @@ pub(crate) fn collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
         .chunk_by(|a, b| a.0 == b.0)
         .filter(|run| run.len() > 1)
     {
-        for (n, &(_, later)) in run.iter().enumerate().skip(1) {
-            let first = run[..n]
-                .iter()
-                .map(|&(_, i)| i)
-                .find(|&i| identity(&objects[i]) == identity(&objects[later]));
-            repeats.extend(first.map(|first| (later, first)));
+        // The first object of each identity in the run (almost always one): a run of
+        // thousands of objects of one identity costs one comparison per object.
+        let mut firsts: Vec<usize> = Vec::new();
+        for &(_, i) in run {
+            let same = |&&f: &&usize| identity(&objects[f]) == identity(&objects[i]);
+            match firsts.iter().find(same) {
+                Some(&first) => repeats.push((i, first)),
+                None => firsts.push(i),
+            }
         }
     }
     repeats.sort_unstable();
