@@ -11,7 +11,7 @@
 //! - two enabled runtimes of one scope (ServingRuntimes of a namespace, or
 //!   ClusterServingRuntimes) sharing a protocol version, the same size range and an equal
 //!   `autoSelect: true` entry with the same priority: OME's webhook rejects the second one
-//!   applied (RT-08). A warning for the same reason as the priorities above;
+//!   applied (RT-08), once per runtime. A warning for the same reason as the priorities above;
 //! - an `acceleratorConfig` key that names no class the runtime lists or the inputs define:
 //!   OME ignores it silently; ome-render warns, with the closest class name.
 //!
@@ -22,10 +22,11 @@ use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, suggest};
 use crate::model::{FormatRef, Runtime, Scope, SupportedFormat};
 use crate::yaml::Node;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
+    let mut suggestions = SUGGESTIONS;
     for runtime in catalog
         .runtimes
         .values()
@@ -36,7 +37,7 @@ pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
         }
         unknown_classes(runtime, catalog, &mut diags);
         priorities(runtime, &mut diags);
-        config_keys(runtime, catalog, &mut diags);
+        config_keys(runtime, catalog, &mut suggestions, &mut diags);
     }
     same_priorities(catalog, &mut diags);
     diags
@@ -75,17 +76,17 @@ fn unknown_classes(runtime: &Runtime, catalog: &Catalog, diags: &mut Vec<Diagnos
 /// RT-07: OME remembers the priority of the first `autoSelect: true` entry of each name
 /// and compares the later ones with it; a first entry without a priority compares nothing.
 fn priorities(runtime: &Runtime, diags: &mut Vec<Diagnostic>) {
-    let mut first: Vec<(&Option<String>, &SupportedFormat)> = Vec::new();
+    let mut first: HashMap<&Option<String>, &SupportedFormat> = HashMap::new();
     for entry in runtime
         .spec
         .formats
         .iter()
         .filter(|e| e.auto_select == Some(true))
     {
-        let Some((_, head)) = first.iter().find(|(n, _)| **n == entry.name) else {
-            first.push((&entry.name, entry));
+        let head = *first.entry(&entry.name).or_insert(entry);
+        if std::ptr::eq(head, entry) {
             continue;
-        };
+        }
         if let (Some(pa), Some(pb)) = (head.priority, entry.priority)
             && pa != pb
         {
@@ -146,16 +147,38 @@ fn format_key(f: &Option<FormatRef>) -> Option<FormatKey> {
 }
 
 /// RT-08: equal entries with equal priorities in two runtimes of one scope that share a
-/// protocol version. Entries are bucketed by [`EntryKey`], so the check is linear in the
-/// entries; each conflicting pair is reported once, on the second runtime by name.
+/// protocol version. OME's webhook compares a runtime being written with every existing one
+/// and refuses it at the first conflict; here the runtimes earlier by name exist, so each
+/// runtime gets at most one warning, naming the first runtime by name it conflicts with
+/// (SEMANTICS.md#choice-runtime-priorities). Entries are bucketed by [`EntryKey`], and each
+/// bucket remembers the first runtimes of each protocol, so the check is linear in the
+/// entries times their runtimes' protocols: a thousand runtimes of one shape cost no more
+/// than a thousand runtimes.
 fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
-    let mut buckets: BTreeMap<EntryKey, Vec<(&Runtime, &SupportedFormat)>> = BTreeMap::new();
-    for runtime in catalog
+    let runtimes: Vec<&Runtime> = catalog
         .runtimes
         .values()
         .chain(catalog.cluster_runtimes.values())
         .filter(|r| !r.spec.disabled)
-    {
+        .collect();
+    // Each runtime's protocol versions, by its index in `runtimes`.
+    let protocols: Vec<Vec<&str>> = runtimes
+        .iter()
+        .map(|r| {
+            r.spec
+                .spec
+                .get("protocolVersions")
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Node::as_str)
+                .collect()
+        })
+        .collect();
+    // Each bucket's members in runtime order (name order within a scope and namespace):
+    // (runtime index, entry index).
+    let mut buckets: BTreeMap<EntryKey, Vec<(usize, usize)>> = BTreeMap::new();
+    for (r, runtime) in runtimes.iter().enumerate() {
         let entries = runtime
             .spec
             .spec
@@ -186,68 +209,116 @@ fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
                 size: size.clone(),
                 priority,
             };
-            buckets.entry(key).or_default().push((runtime, entry));
+            buckets.entry(key).or_default().push((r, i));
         }
     }
-    let protocols = |r: &Runtime| -> Vec<String> {
-        r.spec
-            .spec
-            .get("protocolVersions")
-            .and_then(Node::as_seq)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(|p| p.as_str().map(str::to_string))
-            .collect()
-    };
-    let mut reported: Vec<(&str, &str)> = Vec::new();
-    for (key, members) in &buckets {
-        for (j, (b, entry)) in members.iter().enumerate() {
-            for (a, _) in &members[..j] {
-                if a.name == b.name || reported.contains(&(a.name.as_str(), b.name.as_str())) {
+    // Per runtime: its first conflict, as (existing runtime, existing entry, own entry),
+    // the least in OME's loop order (existing runtime, its entry, the new entry).
+    let mut first_conflict: Vec<Option<(usize, usize, usize)>> = vec![None; runtimes.len()];
+    for members in buckets.values() {
+        // Per protocol: the first two runtimes of the bucket that speak it (a runtime does
+        // not conflict with itself), with the entry each was first seen with.
+        let mut first_two: HashMap<&str, [Option<(usize, usize)>; 2]> = HashMap::new();
+        for &(b, entry) in members {
+            let mut found: Option<(usize, usize)> = None;
+            for &p in &protocols[b] {
+                let Some(firsts) = first_two.get(p) else {
                     continue;
-                }
-                let pa = protocols(a);
-                if !protocols(b).iter().any(|p| pa.contains(p)) {
-                    continue;
-                }
-                reported.push((&a.name, &b.name));
-                let name = entry.name.as_deref().unwrap_or("");
-                let namespace = &key.namespace;
-                let message = match key.scope {
-                    Scope::Namespaced => format!(
-                        "same priority assigned for the model format {name} in the servingruntimes {} and {} in namespace {namespace}",
-                        a.name, b.name
-                    ),
-                    Scope::Cluster => format!(
-                        "same priority assigned for the model format {name} in the clusterservingruntimes {} and {}",
-                        a.name, b.name
-                    ),
                 };
-                diags.push(
-                    Diagnostic::warning(Code::RuntimePriorities, message)
-                        .at(entry.pos)
-                        .object(b.object.clone())
-                        .field("spec.supportedModelFormats")
-                        .related(a.pos, "the other runtime")
-                        .help("OME's webhook rejects whichever of the two is applied second; give one of the entries another priority"),
-                );
+                let other = firsts.iter().flatten().find(|(a, _)| *a != b);
+                if let Some(&a) = other
+                    && found.is_none_or(|f| a < f)
+                {
+                    found = Some(a);
+                }
+            }
+            if let Some((a, a_entry)) = found {
+                let conflict = (a, a_entry, entry);
+                let slot = &mut first_conflict[b];
+                if slot.is_none_or(|c| conflict < c) {
+                    *slot = Some(conflict);
+                }
+            }
+            for &p in &protocols[b] {
+                let firsts = first_two.entry(p).or_default();
+                let seen = |s: &Option<(usize, usize)>| s.is_some_and(|(r, _)| r == b);
+                if firsts.iter().any(seen) {
+                    continue;
+                }
+                if let Some(free) = firsts.iter_mut().find(|s| s.is_none()) {
+                    *free = Some((b, entry));
+                }
             }
         }
+    }
+    for (b, conflict) in first_conflict.into_iter().enumerate() {
+        let Some((a, _, entry)) = conflict else {
+            continue;
+        };
+        let (a, b) = (runtimes[a], runtimes[b]);
+        let entry = &b.spec.formats[entry];
+        let name = entry.name.as_deref().unwrap_or("");
+        let message = match b.scope {
+            Scope::Namespaced => format!(
+                "same priority assigned for the model format {name} in the servingruntimes {} and {} in namespace {}",
+                a.name,
+                b.name,
+                b.namespace.as_deref().unwrap_or("")
+            ),
+            Scope::Cluster => format!(
+                "same priority assigned for the model format {name} in the clusterservingruntimes {} and {}",
+                a.name, b.name
+            ),
+        };
+        diags.push(
+            Diagnostic::warning(Code::RuntimePriorities, message)
+                .at(entry.pos)
+                .object(b.object.clone())
+                .field("spec.supportedModelFormats")
+                .related(a.pos, "the other runtime")
+                .help("OME's webhook rejects whichever of the two is applied second; give one of the entries another priority"),
+        );
     }
 }
 
-fn config_keys(runtime: &Runtime, catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
-    let listed = runtime.spec.accelerator_classes.as_deref().unwrap_or(&[]);
+/// How many "did you mean" searches the `acceleratorConfig` check makes in a run, and over
+/// how many class names at most: each search compares the key with every name, so without a
+/// bound a runtime of thousands of unknown keys and classes would cost their product.
+/// Beyond either bound the help names no class.
+const SUGGESTIONS: usize = 1000;
+const SUGGESTED_FROM: usize = 1000;
+
+fn config_keys(
+    runtime: &Runtime,
+    catalog: &Catalog,
+    suggestions: &mut usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let listed: HashSet<&str> = runtime
+        .spec
+        .accelerator_classes
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let mut known: Option<Vec<&str>> = None;
     for (i, entry) in runtime.spec.formats.iter().enumerate() {
         for (class, config) in &entry.accelerator_config {
-            if listed.contains(class) || catalog.accelerator_classes.contains_key(class) {
+            if listed.contains(class.as_str()) || catalog.accelerator_classes.contains_key(class) {
                 continue;
             }
-            let known: Vec<&str> = listed
-                .iter()
-                .map(String::as_str)
-                .chain(catalog.accelerator_classes.keys().map(String::as_str))
-                .collect();
+            let known = known.get_or_insert_with(|| {
+                let mut names: Vec<&str> = runtime
+                    .spec
+                    .accelerator_classes
+                    .iter()
+                    .flatten()
+                    .map(String::as_str)
+                    .chain(catalog.accelerator_classes.keys().map(String::as_str))
+                    .collect();
+                names.truncate(SUGGESTED_FROM + 1);
+                names
+            });
             let mut d = Diagnostic::warning(
                 Code::AcceleratorConfigKey,
                 format!(
@@ -259,11 +330,100 @@ fn config_keys(runtime: &Runtime, catalog: &Catalog, diags: &mut Vec<Diagnostic>
             .field(format!(
                 "spec.supportedModelFormats[{i}].acceleratorConfig.{class}"
             ));
-            d = match suggest::closest(class, &known) {
+            let close = if *suggestions > 0 && known.len() <= SUGGESTED_FROM {
+                *suggestions -= 1;
+                suggest::closest(class, known)
+            } else {
+                None
+            };
+            d = match close {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
                 None => d.help("spell each key exactly as the class's name"),
             };
             diags.push(d);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{from_texts, limits::Limits};
+
+    /// A ClusterServingRuntime with one `autoSelect` entry of priority 1, speaking
+    /// `protocols`.
+    fn runtime(name: &str, protocols: &str) -> String {
+        format!(
+            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {{name: {name}}}\n\
+             spec:\n  protocolVersions: [{protocols}]\n  supportedModelFormats:\n    \
+             - {{name: llama, modelFormat: {{name: safetensors}}, modelFramework: {{name: transformers}}, autoSelect: true, priority: 1}}\n  \
+             containers: [{{name: ome-container, image: img}}]\n---\n"
+        )
+    }
+
+    fn same_priority_messages(text: &str) -> Vec<String> {
+        let loaded = from_texts(&[("rt.yaml", text)], &Limits::default());
+        let (catalog, _) = super::super::build(loaded.objects, "default", "ome", false);
+        let mut diags = Vec::new();
+        same_priorities(&catalog, &mut diags);
+        diags.into_iter().map(|d| d.message).collect()
+    }
+
+    #[test]
+    fn each_runtime_is_refused_once_for_the_first_runtime_it_conflicts_with() {
+        let text = [
+            runtime("rt-a", "openAI"),
+            runtime("rt-b", "cohere"),
+            runtime("rt-c", "cohere, openAI"),
+            runtime("rt-d", "cohere"),
+        ]
+        .concat();
+        assert_eq!(
+            same_priority_messages(&text),
+            [
+                // rt-b speaks no protocol of rt-a's; rt-c meets rt-a first; rt-d meets rt-b.
+                "same priority assigned for the model format llama in the clusterservingruntimes rt-a and rt-c",
+                "same priority assigned for the model format llama in the clusterservingruntimes rt-b and rt-d",
+            ]
+        );
+    }
+
+    #[test]
+    fn many_runtimes_of_one_shape_get_one_warning_each() {
+        let text: String = (0..3000)
+            .map(|i| runtime(&format!("rt-{i:04}"), "openAI"))
+            .collect();
+        let messages = same_priority_messages(&text);
+        assert_eq!(messages.len(), 2999);
+        assert!(
+            messages
+                .iter()
+                .all(|m| m.contains("clusterservingruntimes rt-0000 and"))
+        );
+    }
+
+    #[test]
+    fn did_you_mean_searches_are_bounded() {
+        let keys: String = (0..1500)
+            .map(|i| format!("        nvidia-h100-80gb-hbm3-s{i:04}: {{}}\n"))
+            .collect();
+        let text = format!(
+            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {{name: rt}}\n\
+             spec:\n  acceleratorRequirements: {{acceleratorClasses: [nvidia-h100-80gb-hbm3-sxm5]}}\n  \
+             supportedModelFormats:\n    - name: llama\n      acceleratorConfig:\n{keys}"
+        );
+        let loaded = from_texts(&[("rt.yaml", &text)], &Limits::default());
+        let (catalog, _) = super::super::build(loaded.objects, "default", "ome", false);
+        let helps: Vec<String> = check_runtimes(&catalog)
+            .into_iter()
+            .filter(|d| d.code == Code::AcceleratorConfigKey)
+            .filter_map(|d| d.help)
+            .collect();
+        assert_eq!(helps.len(), 1500);
+        let suggested = helps
+            .iter()
+            .filter(|h| h.contains("`nvidia-h100-80gb-hbm3-sxm5`"))
+            .count();
+        assert_eq!(suggested, SUGGESTIONS);
     }
 }

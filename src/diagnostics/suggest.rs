@@ -4,11 +4,23 @@
 /// a few edits away, or the start of it (`deployment` for `deploymentMode`).
 pub(crate) fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     let name = name.to_lowercase();
+    let chars = name.chars().count();
     known
         .iter()
-        .map(|k| (edit_distance(&name, &k.to_lowercase()), *k))
-        .filter(|(d, k)| {
-            *d <= 2.max(k.len() / 4) || (name.len() >= 4 && k.to_lowercase().starts_with(&name))
+        .filter_map(|k| {
+            let lower = k.to_lowercase();
+            let within = 2.max(k.len() / 4);
+            let apart = chars.abs_diff(lower.chars().count());
+            // The distance is at least the difference in length, and exactly that for a
+            // prefix: a name far longer or shorter than `k` costs no distance to compute,
+            // however long it is.
+            if name.len() >= 4 && lower.starts_with(&name) {
+                return Some((apart, *k));
+            }
+            (apart <= within)
+                .then(|| edit_distance(&name, &lower))
+                .filter(|d| *d <= within)
+                .map(|d| (d, *k))
         })
         .min()
         .map(|(_, k)| k)

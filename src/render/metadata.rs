@@ -8,6 +8,10 @@ use std::collections::BTreeMap;
 
 /// InferenceService annotations never copied to rendered objects (v1.3).
 const SKIPPED_ANNOTATIONS: &[&str] = &[
+    // Knative's scale bounds: v1.3 has no Knative, and strips them from an InferenceService
+    // migrated from v1.2 Serverless.
+    "autoscaling.knative.dev/max-scale",
+    "autoscaling.knative.dev/min-scale",
     "internal.ome.io/storage-initializer-sourceuri",
     "kubectl.kubernetes.io/last-applied-configuration",
     "ome.io/rollout-promote",

@@ -886,14 +886,39 @@ fn lifecycle(f: &mut Findings<'_>, spec: &Node) {
     }
 }
 
-/// ISVC-32 (a warning): `deploymentStrategy` outside RawDeployment.
+/// The `ome.io/deploymentMode` OME's defaulter writes on an InferenceService that has none
+/// (DEF-03), before its validator runs: PDDisaggregated for an engine and a decoder,
+/// OMENative for an engine with a leader and a sized worker, else the chart's default,
+/// RawDeployment.
+fn stamped_mode(spec: &Node) -> &'static str {
+    let Some(engine) = present(spec, "engine") else {
+        return "RawDeployment";
+    };
+    let sized = present(engine, "worker")
+        .and_then(|w| w.get("size"))
+        .and_then(Node::as_i64)
+        .is_some_and(|n| n > 0);
+    if present(spec, "decoder").is_some() {
+        "PDDisaggregated"
+    } else if present(engine, "leader").is_some() && sized {
+        "OMENative"
+    } else {
+        "RawDeployment"
+    }
+}
+
+/// ISVC-32 (a warning): `deploymentStrategy` outside RawDeployment. The validator reads the
+/// metadata annotation, which the defaulter has written when it was missing (so
+/// `spec.deploymentMode` counts only beside an empty annotation).
 fn deployment_strategy(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
-    let mode = annotations
-        .get(DEPLOYMENT_MODE_ANNOTATION)
-        .and_then(Node::as_str)
-        .filter(|m| !m.is_empty())
-        .or_else(|| spec.str_at(&["deploymentMode"]))
-        .unwrap_or("");
+    let mode = match annotations.get(DEPLOYMENT_MODE_ANNOTATION) {
+        Some(written) => written
+            .as_str()
+            .filter(|m| !m.is_empty())
+            .or_else(|| spec.str_at(&["deploymentMode"]))
+            .unwrap_or(""),
+        None => stamped_mode(spec),
+    };
     if mode.is_empty() || mode == "RawDeployment" {
         return;
     }

@@ -42,6 +42,13 @@ fn autoscaling_annotations(f: &mut Findings<'_>, annotations: &Map, path: &str) 
                 "`ome.io/metrics` is never applied in v1.3: the HPA of the legacy annotations scales on CPU".into(),
                 "write the metric in `autoscaler.hpa.metrics` on the component (a `memory` Resource metric, for example)".into(),
             ),
+            k @ ("autoscaling.knative.dev/min-scale" | "autoscaling.knative.dev/max-scale") => (
+                format!("`{k}` is Knative's scale bound: v1.3 has no Knative and does not read it"),
+                format!(
+                    "set `{}` on the component and remove the annotation",
+                    if k.ends_with("min-scale") { "minReplicas" } else { "maxReplicas" }
+                ),
+            ),
             k if k.starts_with("autoscaling.keda.sh/") => (
                 format!("`{k}` is not read by v1.3 (v1.2.2 built a Prometheus trigger from it)"),
                 "write the trigger in `autoscaler: {class: KEDA, keda: {triggers: [{type: prometheus, metadata: {serverAddress, query, threshold}}]}}`".into(),
