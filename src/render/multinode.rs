@@ -121,8 +121,21 @@ pub(super) fn render(
         None,
     );
     worker_inputs.default_probe = false;
+    let before = diags.len();
     let leader_pod = build_pod(&leader_inputs, diags);
-    let worker_pod = build_pod(&worker_inputs, diags);
+    // A problem the leader and the worker share (both inherit the component's runner) is
+    // reported once.
+    let mut worker_diags = Vec::new();
+    let worker_pod = build_pod(&worker_inputs, &mut worker_diags);
+    let leaders: std::collections::HashSet<_> = diags[before..]
+        .iter()
+        .map(|l| (l.code, l.message.clone(), l.pos, l.field.clone()))
+        .collect();
+    diags.extend(
+        worker_diags
+            .into_iter()
+            .filter(|d| !leaders.contains(&(d.code, d.message.clone(), d.pos, d.field.clone()))),
+    );
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
 
     let (mut service, port) = service::service(c.isvc, &c.names, &c.meta, &runner_of(&leader_pod));

@@ -151,8 +151,20 @@ impl fmt::Display for NoRuntimeFound {
             )?;
         }
         if !self.excluded.is_empty() {
+            // OME keys the list by bare name and fills it namespace first: a
+            // ClusterServingRuntime's reason replaces that of a ServingRuntime of its name.
+            let cluster: std::collections::HashSet<&str> = self
+                .excluded
+                .iter()
+                .filter(|e| e.scope == Scope::Cluster)
+                .map(|e| e.name.as_str())
+                .collect();
+            let listed = self
+                .excluded
+                .iter()
+                .filter(|e| e.scope == Scope::Cluster || !cluster.contains(e.name.as_str()));
             f.write_str(". Excluded runtimes: ")?;
-            for (i, e) in self.excluded.iter().enumerate() {
+            for (i, e) in listed.enumerate() {
                 if i > 0 {
                     f.write_str("; ")?;
                 }
@@ -637,6 +649,35 @@ mod tests {
             ("CL/cluster-pytorch-rt", "{supportedModelFormats: [{modelFormat: {name: pytorch, weight: 7}, autoSelect: true}],
                                        modelSizeRange: {min: 5B, max: 15B}}"),
         ])
+    }
+
+    /// OME keys the excluded runtimes by bare name, the cluster's last: a ServingRuntime and a
+    /// ClusterServingRuntime of one name are listed once, with the cluster runtime's reason.
+    #[test]
+    fn excluded_runtimes_of_one_name_are_listed_once() {
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "NS/x",
+                    "{supportedModelFormats: [{modelFormat: {name: onnx}, autoSelect: true}]}",
+                ),
+                (
+                    "CL/x",
+                    "{supportedModelFormats: [{modelFormat: {name: pytorch}, autoSelect: true}],
+                      modelSizeRange: {min: 10B, max: 20B}}",
+                ),
+            ],
+        );
+        let index = fixture.index();
+        let m = model("{modelFormat: {name: pytorch}, modelParameterSize: 7B}");
+        let text = pick(&index, &m, &Request::for_namespace("default")).unwrap_err();
+        assert!(
+            text.ends_with(
+                "Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: x (model size 7B is outside supported range [10B, 20B])"
+            ),
+            "{text}"
+        );
     }
 
     /// R01–R05.

@@ -482,3 +482,22 @@ fn accelerator_selector_type_errors_keep_their_position() {
     );
     assert!(r.objects.is_empty());
 }
+
+/// A problem of the component's runner that the leader and the worker both inherit is one
+/// error, not one per pod.
+#[test]
+fn a_problem_the_leader_and_worker_share_is_reported_once() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime("    leader: {}\n    worker: {size: 1}\n"),
+        isvc(
+            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader: {}\n    worker: {size: 1}\n"
+        )
+    ));
+    assert_eq!(
+        errors(&r),
+        ["the engine has no runner and no containers"],
+        "{:?}",
+        r.diags
+    );
+}
