@@ -16,6 +16,7 @@ use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::schema::POD_FIELDS;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Role, Settings};
 use crate::yaml::{Map, Node, Pos, Value};
+use std::collections::HashMap;
 
 /// The name OME gives a runner nobody named.
 pub(crate) const DEFAULT_RUNNER_NAME: &str = "ome-container";
@@ -197,14 +198,12 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
             append_env_if_absent(runner, "MODEL_PATH", path, at);
         }
         if let Some(config) = inputs.accelerator_config {
-            for (name, value) in &config.environment_override {
-                if let Err((message, pos)) = set_env(runner, name, value) {
-                    diags.push(
-                        problem(Code::InvalidMerge, message, pos, &format!("spec.{role}.runner.env"), inputs)
-                            .related(config.pos, "the class's environmentOverride sets it here")
-                            .help("the class's environmentOverride sets `value` on a variable that uses `valueFrom`"),
-                    );
-                }
+            for (message, pos) in set_envs(runner, &config.environment_override) {
+                diags.push(
+                    problem(Code::InvalidMerge, message, pos, &format!("spec.{role}.runner.env"), inputs)
+                        .related(config.pos, "the class's environmentOverride sets it here")
+                        .help("the class's environmentOverride sets `value` on a variable that uses `valueFrom`"),
+                );
             }
         }
         if serves_model {
@@ -430,28 +429,49 @@ fn append_env_if_absent(container: &mut Map, name: &str, value: &str, at: Pos) {
 
 /// Sets an env var's `value`, or appends the var. A var that takes its value from
 /// `valueFrom` can't also have a `value`: that is an error.
+/// Sets `name=value` on the first variable of that name, or appends it.
 fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), (String, Pos)> {
+    let overrides = [(name.to_string(), value.to_string())];
+    match set_envs(container, &overrides).pop() {
+        Some(problem) => Err(problem),
+        None => Ok(()),
+    }
+}
+
+/// Sets each `name=value` of `overrides` on the first variable of that name, or appends it;
+/// returns the problems (a variable that is no map, or that uses `valueFrom`). The variables
+/// are indexed by name once, so a long list costs its length.
+fn set_envs(container: &mut Map, overrides: &[(String, String)]) -> Vec<(String, Pos)> {
     let env = env_list(container);
-    match env.iter_mut().find(|e| e.str_at(&["name"]) == Some(name)) {
-        Some(item) => {
-            let pos = item.pos;
-            let m = item
-                .as_map_mut()
-                .ok_or_else(|| (format!("env var {name} is not a map"), pos))?;
-            if m.get("valueFrom").is_some_and(|v| !v.is_null()) {
-                return Err((
-                    format!("env var {name} would have both `value` and `valueFrom`"),
-                    pos,
-                ));
-            }
-            m.insert("value", Node::str(value));
-            Ok(())
-        }
-        None => {
-            env.push(env_item(name, value));
-            Ok(())
+    let mut first: HashMap<String, usize> = HashMap::with_capacity(env.len() + overrides.len());
+    for (i, e) in env.iter().enumerate() {
+        if let Some(name) = e.str_at(&["name"]) {
+            first.entry(name.to_string()).or_insert(i);
         }
     }
+    let mut problems = Vec::new();
+    for (name, value) in overrides {
+        let Some(&i) = first.get(name) else {
+            first.insert(name.clone(), env.len());
+            env.push(env_item(name, value));
+            continue;
+        };
+        let item = &mut env[i];
+        let pos = item.pos;
+        let Some(m) = item.as_map_mut() else {
+            problems.push((format!("env var {name} is not a map"), pos));
+            continue;
+        };
+        if m.get("valueFrom").is_some_and(|v| !v.is_null()) {
+            problems.push((
+                format!("env var {name} would have both `value` and `valueFrom`"),
+                pos,
+            ));
+            continue;
+        }
+        m.insert("value", Node::str(value));
+    }
+    problems
 }
 
 fn add_model_mount(container: &mut Map, model: Option<&BaseModel>, storage: &ModelStorage) {

@@ -59,6 +59,7 @@
 
 use crate::model::inference_service::{AcceleratorSelector, Constraints, InferenceService};
 use crate::model::{AcceleratorClass, Role};
+use std::collections::HashSet;
 use std::fmt;
 
 /// The policies the CRD accepts.
@@ -295,8 +296,12 @@ pub(crate) fn choose_class<'c>(
 
     let mut rejected = Vec::new();
     let mut survivors: Vec<&'c AcceleratorClass> = Vec::new();
-    for (i, name) in runtime_classes.iter().enumerate() {
-        if runtime_classes[..i].contains(name) {
+    // Sets built once per choice: a runtime's or a request's long lists cost their length,
+    // not its square.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(runtime_classes.len());
+    let sets = ConstraintSets::of(constraints);
+    for name in runtime_classes {
+        if !seen.insert(name.as_str()) {
             continue;
         }
         let Some(class) = lookup(name) else {
@@ -306,7 +311,7 @@ pub(crate) fn choose_class<'c>(
             });
             continue;
         };
-        match rejects(constraints, class)? {
+        match rejects(constraints, &sets, class)? {
             Some(reason) => rejected.push(Rejection {
                 class: name.clone(),
                 reason,
@@ -356,24 +361,43 @@ fn policy_of(
     }
 }
 
+/// The list constraints as sets.
+struct ConstraintSets<'c> {
+    excluded: HashSet<&'c str>,
+    /// `architectureFamilies`, lower-cased: a hyphen means the `vendor-family` form.
+    families: HashSet<String>,
+}
+
+impl<'c> ConstraintSets<'c> {
+    fn of(c: &'c Constraints) -> ConstraintSets<'c> {
+        ConstraintSets {
+            excluded: c.excluded_classes.iter().map(String::as_str).collect(),
+            families: c
+                .architecture_families
+                .iter()
+                .map(|f| f.to_lowercase())
+                .collect(),
+        }
+    }
+}
+
 /// Why `class` fails `constraints`, or `None` when it passes.
-fn rejects(c: &Constraints, class: &AcceleratorClass) -> Result<Option<String>, ClassError> {
-    if c.excluded_classes.contains(&class.name) {
+fn rejects(
+    c: &Constraints,
+    sets: &ConstraintSets<'_>,
+    class: &AcceleratorClass,
+) -> Result<Option<String>, ClassError> {
+    if sets.excluded.contains(class.name.as_str()) {
         return Ok(Some("excluded by excludedClasses".to_string()));
     }
     if !c.architecture_families.is_empty() {
         let family = class.family.as_deref().unwrap_or("").to_lowercase();
         let vendor = class.vendor.as_deref().unwrap_or("").to_lowercase();
         let vendor_family = format!("{vendor}-{family}");
-        let allowed = c.architecture_families.iter().any(|wanted| {
-            let wanted = wanted.to_lowercase();
-            // A hyphen means the `vendor-family` form.
-            if wanted.contains('-') {
-                wanted == vendor_family
-            } else {
-                wanted == family
-            }
-        });
+        // A wanted family without a hyphen is compared with the family alone, one with a
+        // hyphen with `vendor-family`.
+        let allowed = (!family.contains('-') && sets.families.contains(&family))
+            || sets.families.contains(&vendor_family);
         if !allowed {
             return Ok(Some(format!(
                 "family `{family}` is not in architectureFamilies"
@@ -393,7 +417,7 @@ fn rejects(c: &Constraints, class: &AcceleratorClass) -> Result<Option<String>, 
         }
     }
     if !c.required_features.is_empty() {
-        let features: Vec<String> = class
+        let features: HashSet<String> = class
             .capabilities
             .features
             .iter()

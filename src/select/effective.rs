@@ -276,24 +276,34 @@ fn apply_accelerator(
             continue;
         };
         let made = |s: String| Node::new(Value::Str(s), config.pos);
-        for (name, value) in &config.environment_override {
-            let env = runner.entry_or("env", || Node::seq(Vec::new()));
-            let Some(items) = env.as_seq_mut() else {
-                continue;
-            };
-            match items.iter_mut().find(|e| e.str_at(&["name"]) == Some(name)) {
-                Some(item) => {
-                    if let Some(m) = item.as_map_mut() {
-                        m.insert("value", made(value.clone()));
+        let env = (!config.environment_override.is_empty())
+            .then(|| runner.entry_or("env", || Node::seq(Vec::new())));
+        if let Some(items) = env.and_then(Node::as_seq_mut) {
+            // The first variable of each name, indexed once: a long list costs its length.
+            let mut first: HashMap<String, usize> = HashMap::new();
+            for (i, e) in items.iter().enumerate() {
+                if let Some(name) = e.str_at(&["name"]) {
+                    first.entry(name.to_string()).or_insert(i);
+                }
+            }
+            for (name, value) in &config.environment_override {
+                match first.get(name) {
+                    Some(&i) => {
+                        if let Some(m) = items[i].as_map_mut() {
+                            m.insert("value", made(value.clone()));
+                        }
+                    }
+                    None => {
+                        first.insert(name.clone(), items.len());
+                        items.push(Node::new(
+                            Value::Map(crate::map! {
+                                "name" => made(name.clone()),
+                                "value" => made(value.clone()),
+                            }),
+                            config.pos,
+                        ));
                     }
                 }
-                None => items.push(Node::new(
-                    Value::Map(crate::map! {
-                        "name" => made(name.clone()),
-                        "value" => made(value.clone()),
-                    }),
-                    config.pos,
-                )),
             }
         }
         let strings = |n: Option<&Node>| -> Vec<String> {
