@@ -21,6 +21,7 @@ use crate::model::fields::Reader;
 use crate::model::{RuntimeSpec, Scope};
 use crate::yaml::{Map, Node, Pos};
 use gojson::Canonical;
+use std::collections::{HashMap, HashSet};
 
 /// `metadata.labels` OME writes on every runtime revision.
 pub(crate) const RUNTIME_OF: &str = "ome.io/runtime-of";
@@ -350,16 +351,25 @@ fn diff(a: Option<&Node>, b: Option<&Node>, field: &str, path: String, out: &mut
             (_, _, Some(sa), Some(sb)) => match merge_key(field) {
                 Some(key) if keyed(sa, key) && keyed(sb, key) => {
                     let id = |n: &Node| n.get(key).and_then(Node::scalar_text).unwrap_or_default();
+                    // The first item of each id on either side, indexed once: long lists
+                    // cost their length.
+                    let (mut fa, mut fb) = (HashMap::new(), HashMap::new());
+                    for (side, first) in [(sa, &mut fa), (sb, &mut fb)] {
+                        for n in side {
+                            first.entry(id(n)).or_insert(n);
+                        }
+                    }
                     let mut ids: Vec<String> = sa.iter().map(id).collect();
+                    let mut added: HashSet<String> = HashSet::new();
                     for n in sb {
-                        if !ids.contains(&id(n)) {
-                            ids.push(id(n));
+                        let i = id(n);
+                        if !fa.contains_key(&i) && added.insert(i.clone()) {
+                            ids.push(i);
                         }
                     }
                     for i in ids {
-                        let find = |s: &[Node]| s.iter().find(|n| id(n) == i).cloned();
-                        let (x, y) = (find(sa), find(sb));
-                        diff(x.as_ref(), y.as_ref(), "", format!("{path}[{i}]"), out);
+                        let (x, y) = (fa.get(&i).copied(), fb.get(&i).copied());
+                        diff(x, y, "", format!("{path}[{i}]"), out);
                     }
                 }
                 _ => out.push(path),

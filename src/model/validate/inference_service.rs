@@ -13,6 +13,7 @@ use crate::model::InferenceService;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::yaml::{Map, Node};
+use std::collections::{HashMap, HashSet};
 
 /// Webhook rejections.
 const CODE: Code = Code::InvalidInferenceService;
@@ -1001,8 +1002,8 @@ fn overlays(f: &mut Findings<'_>, spec: &Node) {
         return;
     };
     let primary = spec.str_at(&["model", "name"]).unwrap_or("");
-    let mut seen: Vec<&str> = Vec::new();
-    let mut envs: Vec<(String, &str)> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut envs: HashMap<String, &str> = HashMap::new();
     for (i, o) in items.iter().enumerate() {
         let name = o.str_at(&["name"]).unwrap_or("");
         let message = if name.is_empty() {
@@ -1019,9 +1020,9 @@ fn overlays(f: &mut Findings<'_>, spec: &Node) {
             ))
         } else {
             let env = overlay_env(name);
-            let clash = envs.iter().find(|(e, _)| *e == env).map(|(_, n)| *n);
-            seen.push(name);
-            envs.push((env.clone(), name));
+            let clash = envs.get(&env).copied();
+            seen.insert(name);
+            envs.entry(env.clone()).or_insert(name);
             clash.map(|prev| {
                 format!(
                     "overlays {} and {} both sanitize to env var {env}; rename one (hyphens and underscores collapse to the same form)",

@@ -10,6 +10,7 @@ use super::{Findings, admission_mode, present};
 use crate::diagnostics::Code;
 use crate::model::Role;
 use crate::yaml::Node;
+use std::collections::HashMap;
 
 const CODE: Code = Code::InvalidInferenceService;
 
@@ -57,7 +58,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
             .find(|r| r.as_str() == name)
             .and_then(|r| present(spec, r.as_str()))
     };
-    let mut seen: Vec<(String, usize)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, group) in groups.iter().enumerate() {
         let gp = format!("spec.rollout.groups[{i}]");
         if let Some(policy) = present(group, "policyRef") {
@@ -76,7 +77,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
         let field = format!("{gp}.components");
         // A component in two groups (any kind).
         for (name, node) in members(group) {
-            if let Some((_, prev)) = seen.iter().find(|(n, _)| *n == name) {
+            if let Some(prev) = seen.get(&name) {
                 reject(
                     f,
                     node.pos,
@@ -87,7 +88,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
                     ),
                 );
             } else {
-                seen.push((name, i));
+                seen.insert(name, i);
             }
         }
         if present(group, "canary").is_some() {
@@ -187,7 +188,7 @@ pub(crate) fn check_replica_refs(f: &mut Findings<'_>, spec: &Node) {
             "spec.replicaRefs.engine is required when spec.replicaRefs is set; a service has an engine".into(),
         );
     }
-    let mut named: Vec<(String, String)> = Vec::new();
+    let mut named: HashMap<String, String> = HashMap::new();
     for role in Role::ALL {
         let field = format!("spec.replicaRefs.{role}");
         let names = list(role);
@@ -216,7 +217,7 @@ pub(crate) fn check_replica_refs(f: &mut Findings<'_>, spec: &Node) {
                     ),
                 );
             }
-            if let Some((_, prev)) = named.iter().find(|(n, _)| n == name) {
+            if let Some(prev) = named.get(name) {
                 reject(
                     f,
                     n.pos,
@@ -226,7 +227,7 @@ pub(crate) fn check_replica_refs(f: &mut Findings<'_>, spec: &Node) {
                     ),
                 );
             }
-            named.push((name.to_string(), field.clone()));
+            named.insert(name.to_string(), field.clone());
         }
     }
     for role in Role::ALL {

@@ -5,6 +5,7 @@ use super::go::{self, Json};
 use super::{Findings, present};
 use crate::diagnostics::Code;
 use crate::yaml::{Map, Node};
+use std::collections::HashSet;
 
 const CODE: Code = Code::InvalidInferenceService;
 /// The CRD schema's checks (the API server runs them before the webhook).
@@ -242,29 +243,27 @@ fn traffic_drain_error(raw: &str) -> Option<String> {
     let Json::Object(members) = json else {
         return Some("top-level value must be a JSON object keyed by override ID".into());
     };
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for (id, value) in &members {
         if let Some(e) = text_error("override ID", id) {
             return Some(e);
         }
-        if seen.contains(&id.as_str()) {
+        if !seen.insert(id.as_str()) {
             return Some(format!("duplicate override ID {}", go::quote(id)));
         }
-        seen.push(id);
         let qid = go::quote(id);
         let Json::Object(fields) = value else {
             return Some(format!("override {qid} must be a JSON object"));
         };
-        let mut seen_fields: Vec<&str> = Vec::new();
+        let mut seen_fields: HashSet<&str> = HashSet::new();
         let (mut cluster, mut reason) = (String::new(), String::new());
         for (name, v) in fields {
-            if seen_fields.contains(&name.as_str()) {
+            if !seen_fields.insert(name.as_str()) {
                 return Some(format!(
                     "override {qid} has duplicate field {}",
                     go::quote(name)
                 ));
             }
-            seen_fields.push(name);
             let Json::Str(s) = v else {
                 return Some(format!(
                     "override {qid} field {} must be a string",
