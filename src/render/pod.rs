@@ -627,11 +627,11 @@ fn append_router_config_env(runner: &mut Map, merged: &Node) {
 
 /// Model-ready key, then runtime top-level < class < InferenceService component selectors.
 fn apply_node_selector(pod: &mut Map, inputs: &PodInputs<'_>, storage: &ModelStorage) {
-    let mut merged: Vec<(String, Node)> = Vec::new();
+    // A later selector's key replaces an earlier one's (the keys are sorted at the end).
+    let mut merged = Map::new();
     let mut overlay = |node: Option<&Node>| {
         for (k, v) in node.and_then(Node::as_map).into_iter().flat_map(Map::iter) {
-            merged.retain(|(mk, _)| mk != k);
-            merged.push((k.to_string(), v.clone()));
+            merged.insert(k, v.clone());
         }
     };
     overlay(inputs.runtime_spec.get("nodeSelector"));
