@@ -121,9 +121,16 @@ pub(crate) struct NoRuntimeFound {
     pub(crate) cluster: usize,
     /// The runtimes that failed compatibility: ServingRuntimes first, then
     /// ClusterServingRuntimes, each by name (SEMANTICS.md#choice-excluded-order). Runtimes that are compatible but
-    /// never auto-selected are counted, not listed.
+    /// never auto-selected are counted, not listed. At most [`MAX_EXCLUDED`].
     pub(crate) excluded: Vec<Excluded>,
+    /// How many more failed it, past [`MAX_EXCLUDED`].
+    pub(crate) more: usize,
 }
+
+/// How many excluded runtimes the "no runtime found" error lists (SEMANTICS.md#limits): OME
+/// lists every one, so ten thousand InferenceServices that find none of ten thousand
+/// runtimes would hold a hundred million reasons.
+pub(crate) const MAX_EXCLUDED: usize = 100;
 
 /// One runtime in the "Excluded runtimes" list.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,6 +177,9 @@ impl fmt::Display for NoRuntimeFound {
                 }
                 write!(f, "{} ({})", e.name, e.reason)?;
             }
+            if self.more > 0 {
+                write!(f, "; … and {} more", self.more)?;
+            }
         }
         Ok(())
     }
@@ -214,6 +224,10 @@ pub(crate) struct RuntimeIndex<'a> {
     /// model serves many InferenceServices, and the ClusterServingRuntimes they choose from
     /// do not depend on their namespace.
     cluster_best: Mutex<HashMap<ClusterQuery, Option<Ranked<'a>>>>,
+    /// The "no runtime found" error of each namespace and [`ClusterQuery`], once computed:
+    /// it checks every visible runtime, and the InferenceServices of a model that nothing
+    /// supports would each repeat that.
+    no_runtime: Mutex<HashMap<(String, ClusterQuery), NoRuntimeFound>>,
 }
 
 /// What the choice among ClusterServingRuntimes depends on: the model (by its address in
@@ -303,6 +317,7 @@ impl<'a> RuntimeIndex<'a> {
             namespaced_by_key,
             cluster_by_key,
             cluster_best: Mutex::new(HashMap::new()),
+            no_runtime: Mutex::new(HashMap::new()),
         }
     }
 
@@ -365,43 +380,57 @@ impl<'a> RuntimeIndex<'a> {
         validate_model(model)?;
         let key = MatchKey::of_model(model);
         let (own, cluster) = self.candidates(&request.namespace, &key);
+        let query = model_address.map(|address| ClusterQuery {
+            model: address,
+            accelerator_classes: request.accelerator_classes.clone(),
+            engine_mode: request.engine_mode,
+            decoder_mode: request.decoder_mode,
+        });
         // Every selectable ServingRuntime ranks before every ClusterServingRuntime ([`rank`]).
-        let winner = self
-            .best(own, model, request)
-            .or_else(|| match model_address {
-                None => self.best(cluster, model, request),
-                Some(address) => {
-                    let query = ClusterQuery {
-                        model: address,
-                        accelerator_classes: request.accelerator_classes.clone(),
-                        engine_mode: request.engine_mode,
-                        decoder_mode: request.decoder_mode,
-                    };
-                    let known = self
-                        .cluster_best
-                        .lock()
-                        .ok()
-                        .and_then(|cache| cache.get(&query).cloned());
-                    known.unwrap_or_else(|| {
-                        let best = self.best(cluster, model, request);
-                        if let Ok(mut cache) = self.cluster_best.lock() {
-                            cache.insert(query, best.clone());
-                        }
-                        best
-                    })
-                }
-            });
+        let winner = self.best(own, model, request).or_else(|| match &query {
+            None => self.best(cluster, model, request),
+            Some(query) => {
+                let known = self
+                    .cluster_best
+                    .lock()
+                    .ok()
+                    .and_then(|cache| cache.get(&query).cloned());
+                known.unwrap_or_else(|| {
+                    let best = self.best(cluster, model, request);
+                    if let Ok(mut cache) = self.cluster_best.lock() {
+                        cache.insert(query.clone(), best.clone());
+                    }
+                    best
+                })
+            }
+        });
         match winner {
             Some(winner) => Ok(Selection {
                 best_entry: best_entry(winner.candidate.spec, model, true),
                 runtime: winner.candidate,
                 score: winner.score,
             }),
-            None => Err(SelectError::NoRuntime(self.no_runtime_found(
-                model_format(model).name.clone(),
-                model,
-                request,
-            ))),
+            None => {
+                let compute =
+                    || self.no_runtime_found(model_format(model).name.clone(), model, request);
+                let Some(query) = query else {
+                    return Err(SelectError::NoRuntime(compute()));
+                };
+                let key = (request.namespace.clone(), query);
+                let known = self
+                    .no_runtime
+                    .lock()
+                    .ok()
+                    .and_then(|cache| cache.get(&key).cloned());
+                let error = known.unwrap_or_else(|| {
+                    let error = compute();
+                    if let Ok(mut cache) = self.no_runtime.lock() {
+                        cache.insert(key, error.clone());
+                    }
+                    error
+                });
+                Err(SelectError::NoRuntime(error))
+            }
         }
     }
 
@@ -418,6 +447,7 @@ impl<'a> RuntimeIndex<'a> {
             namespaced: 0,
             cluster: 0,
             excluded: Vec::new(),
+            more: 0,
         };
         for candidate in self.visible(&request.namespace) {
             match candidate.scope {
@@ -427,6 +457,10 @@ impl<'a> RuntimeIndex<'a> {
             if let Err(Incompatible { check, reason }) =
                 matcher::check(candidate.spec, model, request)
             {
+                if error.excluded.len() == MAX_EXCLUDED {
+                    error.more += 1;
+                    continue;
+                }
                 error.excluded.push(Excluded {
                     name: candidate.name.to_string(),
                     scope: candidate.scope,
@@ -677,6 +711,40 @@ mod tests {
                 "Checked 2 runtimes (1 namespace-scoped, 1 cluster-scoped). Excluded runtimes: x (model size 7B is outside supported range [10B, 20B])"
             ),
             "{text}"
+        );
+    }
+
+    /// The list of excluded runtimes stops at MAX_EXCLUDED and counts the rest.
+    #[test]
+    fn excluded_runtimes_past_the_limit_are_counted() {
+        let specs: Vec<(String, String)> = (0..MAX_EXCLUDED + 50)
+            .map(|i| {
+                (
+                    format!("CL/rt-{i:03}"),
+                    "{supportedModelFormats: [{modelFormat: {name: onnx}, autoSelect: true}]}"
+                        .to_string(),
+                )
+            })
+            .collect();
+        let specs: Vec<(&str, &str)> = specs
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.as_str()))
+            .collect();
+        let fixture = runtimes("default", &specs);
+        let index = fixture.index();
+        let m = model("{modelFormat: {name: pytorch}}");
+        let Err(SelectError::NoRuntime(error)) =
+            index.select(&m, &Request::for_namespace("default"))
+        else {
+            panic!("nothing supports pytorch");
+        };
+        assert_eq!(
+            (error.cluster, error.excluded.len(), error.more),
+            (150, MAX_EXCLUDED, 50)
+        );
+        assert!(
+            error.to_string().ends_with("runtime=onnx)); … and 50 more"),
+            "{error}"
         );
     }
 
