@@ -394,7 +394,7 @@ impl<'a> RuntimeIndex<'a> {
                     .cluster_best
                     .lock()
                     .ok()
-                    .and_then(|cache| cache.get(&query).cloned());
+                    .and_then(|cache| cache.get(query).cloned());
                 known.unwrap_or_else(|| {
                     let best = self.best(cluster, model, request);
                     if let Ok(mut cache) = self.cluster_best.lock() {
