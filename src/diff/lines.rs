@@ -5,7 +5,8 @@
 use similar::{Algorithm, DiffTag, TextDiff};
 use std::collections::HashMap;
 
-/// Myers costs about (lines of both texts) × (lines that must change). Past this many, the
+/// Myers costs about (lines of both texts) × (lines that must change). Past this many (the
+/// count of [`lines_to_change`] first, then [`within_distance`] for the distance itself), the
 /// lines between the common start and end are shown removed and added as one block: what a
 /// reader needs from a rewrite, in linear time, and deterministic (a deadline would not be).
 /// A 20,000-line object with every tenth line changed stays under it (70 ms); the same
@@ -23,6 +24,52 @@ fn lines_to_change(old: &[&str], new: &[&str]) -> usize {
         *count.entry(l).or_default() -= 1;
     }
     count.values().map(|n| n.unsigned_abs()).sum()
+}
+
+/// Whether `old` becomes `new` with at most `max` lines removed and added: Myers' greedy
+/// search for the distance alone, on line numbers, stopped at `max`. It costs about
+/// (lines of both texts) × min(distance, `max`), and decides what the multiset count above
+/// cannot: a list only reordered removes and adds nothing by count, yet needs a distance of
+/// twice its length.
+fn within_distance<'t>(old: &[&'t str], new: &[&'t str], max: usize) -> bool {
+    fn numbered<'t>(lines: &[&'t str], ids: &mut HashMap<&'t str, u32>) -> Vec<u32> {
+        lines
+            .iter()
+            .map(|l| {
+                let next = ids.len() as u32;
+                *ids.entry(l).or_insert(next)
+            })
+            .collect()
+    }
+    let mut ids = HashMap::with_capacity(old.len());
+    let a = numbered(old, &mut ids);
+    let b = numbered(new, &mut ids);
+    let (n, m) = (a.len(), b.len());
+    let max = max.min(n + m);
+    // v[k + max + 1]: the furthest x on diagonal k = x - y after d steps.
+    let mut v = vec![0usize; 2 * max + 3];
+    for d in 0..=max {
+        for k in (0..=2 * d).map(|i| i as isize - d as isize).step_by(2) {
+            let at = (k + max as isize + 1) as usize;
+            let mut x = if k == -(d as isize) || (k != d as isize && v[at - 1] < v[at + 1]) {
+                v[at + 1]
+            } else {
+                v[at - 1] + 1
+            };
+            let Some(mut y) = x.checked_sub_signed(k) else {
+                continue;
+            };
+            while x < n && y < m && a[x] == b[y] {
+                x += 1;
+                y += 1;
+            }
+            v[at] = x;
+            if x >= n && y >= m {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// `-a,b` / `+c,d` of a hunk header: 1-based start and length, `,1` left out, and the line
@@ -92,7 +139,8 @@ pub(crate) fn unified(old: &str, new: &str, context: usize) -> LineDiff {
     );
     let cost =
         (old_lines.len() + new_lines.len()).saturating_mul(lines_to_change(&old_lines, &new_lines));
-    if cost > MYERS_BUDGET {
+    let lines = (old_lines.len() + new_lines.len()).max(1);
+    if cost > MYERS_BUDGET || !within_distance(&old_lines, &new_lines, MYERS_BUDGET / lines) {
         return as_one_block(&old_lines, &new_lines, context);
     }
     let diff = TextDiff::configure()
@@ -161,6 +209,52 @@ mod tests {
             1,
         );
         assert_eq!(small, block);
+    }
+
+    #[test]
+    fn a_reordered_list_too_far_apart_for_myers_is_one_block() {
+        // Every line kept, in the other order: the count of lines to change is 0, the
+        // distance is twice the lines.
+        let old: String = (0..60_000).map(|i| format!("- item-{i}\n")).collect();
+        let new: String = (0..60_000).rev().map(|i| format!("- item-{i}\n")).collect();
+        let d = unified(&old, &new, 1);
+        assert_eq!((d.added, d.removed), (60_000, 60_000));
+        assert!(
+            d.hunks
+                .starts_with("@@ -1,60000 +1,60000 @@\n-- item-0\n-- item-1\n"),
+            "{}",
+            &d.hunks[..60]
+        );
+    }
+
+    proptest::proptest! {
+        /// The bounded search agrees with Myers' distance (lines removed plus added).
+        #[test]
+        fn within_distance_agrees_with_myers(
+            a in proptest::collection::vec(0u8..4, 0..40),
+            b in proptest::collection::vec(0u8..4, 0..40),
+            max in 0usize..60,
+        ) {
+            let text = |v: &[u8]| v.iter().map(|c| format!("{c}\n")).collect::<String>();
+            let (old, new) = (text(&a), text(&b));
+            let lines = |t: &str| t.split_inclusive('\n').map(str::to_string).collect::<Vec<_>>();
+            let (ol, nl) = (lines(&old), lines(&new));
+            let (or, nr): (Vec<&str>, Vec<&str>) =
+                (ol.iter().map(String::as_str).collect(), nl.iter().map(String::as_str).collect());
+            let diff = TextDiff::configure().algorithm(Algorithm::Myers).diff_lines(&old, &new);
+            let distance: usize = diff
+                .ops()
+                .iter()
+                .map(|op| {
+                    let (tag, o, n) = op.as_tag_tuple();
+                    match tag {
+                        DiffTag::Equal => 0,
+                        _ => o.len() + n.len(),
+                    }
+                })
+                .sum();
+            proptest::prop_assert_eq!(within_distance(&or, &nr, max), distance <= max);
+        }
     }
 
     #[test]
