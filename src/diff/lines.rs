@@ -56,7 +56,7 @@ fn within_distance<'t>(old: &[&'t str], new: &[&'t str], max: usize) -> bool {
             } else {
                 v[at - 1] + 1
             };
-            let Some(mut y) = x.checked_sub_signed(k) else {
+            let Ok(mut y) = usize::try_from(x as isize - k) else {
                 continue;
             };
             while x < n && y < m && a[x] == b[y] {
