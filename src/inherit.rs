@@ -12,6 +12,7 @@ use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::merge::strategic;
 use crate::model::{Runtime, RuntimeSpec, Scope};
+use crate::yaml::{Node, Value};
 use std::collections::BTreeMap;
 
 /// The most runtimes a chain may hold, the runtime itself included.
@@ -169,6 +170,13 @@ fn chain<'a>(catalog: &'a Catalog, leaf: &'a Runtime) -> Result<Vec<&'a Runtime>
 pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
     let mut out = Inherited::default();
     let mut diags = Vec::new();
+    // The nodes of the merged specs so far, against the `inherited-nodes` limit; past it,
+    // the inheriting runtimes left are not resolved (SEMANTICS.md#limits).
+    let limit = catalog.limits.inherited_nodes;
+    let mut nodes: u64 = 0;
+    let past_limit = format!(
+        "the specs inheriting runtimes resolve to hold more than {limit} nodes together (limit `inherited-nodes`)"
+    );
     let runtimes = catalog
         .runtimes
         .values()
@@ -187,6 +195,10 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
             );
         }
         if runtime.inherit_from.is_none() {
+            continue;
+        }
+        if nodes > limit {
+            out.broken.insert(key(runtime), past_limit.clone());
             continue;
         }
         let chain = match chain(catalog, runtime) {
@@ -219,6 +231,18 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
                 );
             }
         }
+        nodes = nodes.saturating_add(count_nodes(&merged));
+        if nodes > limit {
+            diags.push(
+                Diagnostic::error(Code::Limit, past_limit.clone())
+                    .at(runtime.pos)
+                    .object(runtime.object.clone())
+                    .field("metadata.annotations.ome.io/inherit-from")
+                    .help(crate::load::limits::raise_help("inherited-nodes")),
+            );
+            out.broken.insert(key(runtime), past_limit.clone());
+            continue;
+        }
         let spec = RuntimeSpec::read(&merged, &runtime.object, &mut diags);
         out.parents.insert(
             key(runtime),
@@ -227,4 +251,13 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
         out.specs.insert(key(runtime), spec);
     }
     (out, diags)
+}
+
+/// The nodes of a tree, itself included.
+fn count_nodes(node: &Node) -> u64 {
+    1 + match &node.value {
+        Value::Seq(items) => items.iter().map(count_nodes).sum(),
+        Value::Map(m) => m.iter().map(|(_, n)| count_nodes(n)).sum(),
+        _ => 0,
+    }
 }

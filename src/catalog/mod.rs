@@ -99,6 +99,8 @@ pub(crate) struct Catalog {
     pub(crate) ome_namespace: String,
     /// `ome-render.lock`: the managed pins.
     pub(crate) lock: Lock,
+    /// The run's limits (inheritance counts the nodes it resolves).
+    pub(crate) limits: crate::load::limits::Limits,
     /// Objects that are not consumed, in input order.
     pub(crate) passthrough: Vec<Object>,
     /// The consumed OME objects, kept for `--keep-ome`.

@@ -29,6 +29,9 @@ pub(crate) struct Limits {
     pub(crate) alias_bytes_total: u64,
     /// Diagnostics printed; the rest are counted in a closing note.
     pub(crate) diagnostics: usize,
+    /// Nodes of the specs inheriting runtimes resolve to, all together: each child holds a
+    /// merged copy of its parents, so a large profile with many children multiplies.
+    pub(crate) inherited_nodes: u64,
 }
 
 const MIB: u64 = 1 << 20;
@@ -53,6 +56,7 @@ impl Default for Limits {
             alias_nodes_total: 5_000_000,
             alias_bytes_total: 256 * MIB,
             diagnostics: 1000,
+            inherited_nodes: 2_000_000,
         }
     }
 }
@@ -82,6 +86,10 @@ pub(crate) const NAMES: &[(&str, &str)] = &[
         "bytes anchors and aliases copy in all inputs",
     ),
     ("diagnostics", "diagnostics printed"),
+    (
+        "inherited-nodes",
+        "nodes of the specs inheriting runtimes resolve to, together",
+    ),
 ];
 
 impl Limits {
@@ -121,6 +129,7 @@ impl Limits {
             limit_names::ALIAS_NODES_TOTAL => self.alias_nodes_total = n,
             limit_names::ALIAS_BYTES_TOTAL => self.alias_bytes_total = n,
             "diagnostics" => self.diagnostics = as_usize,
+            "inherited-nodes" => self.inherited_nodes = n,
             other => {
                 return Err(format!(
                     "`--limit {assignment}`: unknown limit `{other}` (known: {})",

@@ -105,6 +105,7 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     );
     diags.extend(catalog_diags);
     catalog.lock = crate::revision::lock::Lock::read(loaded.lock.as_ref(), &mut diags);
+    catalog.limits = options.load.limits;
     diags.extend(crate::catalog::checks::check_runtimes(&catalog));
     Catalogued {
         sources: loaded.sources,

@@ -125,3 +125,37 @@ fn a_map_of_many_keys_is_built_in_linear_time() {
         "10,000 keys: {small:?}, 80,000 keys: {large:?}"
     );
 }
+
+/// A profile and `children` runtimes inheriting from it, with an InferenceService naming the
+/// last child.
+fn profile_and_children(children: usize) -> String {
+    let mut text = String::from(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {ome.io/runtime-profile: \"true\"}\nspec:\n  disabled: true\n  supportedModelFormats: [{modelFormat: {name: safetensors}, modelFramework: {name: transformers}}]\n  engineConfig:\n    runner:\n      name: ome-container\n      image: img\n      env: [{name: A, value: a}, {name: B, value: b}, {name: C, value: c}]\n",
+    );
+    for i in 0..children {
+        text.push_str(&format!(
+            "---\napiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child-{i:03}\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n  disabled: false\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn inherited_specs_past_their_node_limit_are_refused() {
+    let text = profile_and_children(20);
+    let mut options = options(128);
+    options.allow_empty = true;
+    // Each child's merged spec holds a few dozen nodes: 20 children pass 200.
+    options.load.limits.inherited_nodes = 200;
+    let refusals = errors(&render_texts(&[("rt.yaml", &text)], &options));
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    assert!(
+        refusals[0].starts_with(
+            "ome::load::limit: the specs inheriting runtimes resolve to hold more than 200 nodes together"
+        ),
+        "{refusals:?}"
+    );
+    options.load.limits.inherited_nodes = 100_000;
+    let admitted = render_texts(&[("rt.yaml", &text)], &options);
+    assert_eq!(errors(&admitted), Vec::<String>::new());
+}
