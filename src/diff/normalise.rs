@@ -6,6 +6,7 @@
 use crate::rendered::Rendered;
 use crate::yaml::{Node, Value};
 use sha2::{Digest, Sha256};
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// One segment of a field path.
@@ -217,16 +218,22 @@ fn remove(node: &mut Node, segments: &[Segment]) {
                 },
             };
             let rest = &segments[used..];
+            // The keys to drop, dropped in one pass: `*` over a map of many keys costs its
+            // length.
+            let mut gone: HashSet<String> = HashSet::new();
             for key in keys {
                 if rest.is_empty() {
-                    map.remove(&key);
+                    gone.insert(key);
                 } else if let Some(child) = map.get_mut(&key) {
                     let was_empty = is_empty_collection(child);
                     remove(child, rest);
                     if !was_empty && is_empty_collection(child) {
-                        map.remove(&key);
+                        gone.insert(key);
                     }
                 }
+            }
+            if !gone.is_empty() {
+                map.retain(|k, _| !gone.contains(k));
             }
         }
         Value::Seq(items) => {
@@ -238,17 +245,22 @@ fn remove(node: &mut Node, segments: &[Segment]) {
                 },
             };
             let rest = &segments[1..];
-            for &i in indexes.iter().rev() {
+            // Likewise the items, in one pass.
+            let mut gone = vec![false; items.len()];
+            for &i in &indexes {
                 if rest.is_empty() {
-                    items.remove(i);
+                    gone[i] = true;
                 } else {
                     let was_empty = is_empty_collection(&items[i]);
                     remove(&mut items[i], rest);
-                    if !was_empty && is_empty_collection(&items[i]) {
-                        items.remove(i);
-                    }
+                    gone[i] = !was_empty && is_empty_collection(&items[i]);
                 }
             }
+            let mut at = 0;
+            items.retain(|_| {
+                at += 1;
+                !gone[at - 1]
+            });
         }
         _ => {}
     }
