@@ -454,13 +454,16 @@ impl<'a> RuntimeIndex<'a> {
                 Scope::Namespaced => error.namespaced += 1,
                 Scope::Cluster => error.cluster += 1,
             }
+            if error.excluded.len() == MAX_EXCLUDED {
+                // Counted, without the reason no one reads.
+                if matcher::compatible(candidate.spec, model, request).is_none() {
+                    error.more += 1;
+                }
+                continue;
+            }
             if let Err(Incompatible { check, reason }) =
                 matcher::check(candidate.spec, model, request)
             {
-                if error.excluded.len() == MAX_EXCLUDED {
-                    error.more += 1;
-                    continue;
-                }
                 error.excluded.push(Excluded {
                     name: candidate.name.to_string(),
                     scope: candidate.scope,
