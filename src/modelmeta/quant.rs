@@ -203,40 +203,135 @@ pub(crate) fn is_scale_tensor(name: &str) -> bool {
 /// Whether a tensor belongs to an excluded module. A pattern with `*` is a glob whose `*`
 /// stands for one or more characters other than `.`, found anywhere in the name; any other
 /// pattern is a substring. Empty patterns never match.
+#[cfg(test)]
 pub(crate) fn is_excluded(name: &str, patterns: &[String]) -> bool {
-    patterns.iter().any(|p| {
-        if p.is_empty() {
-            false
-        } else if p.contains('*') {
-            let parts: Vec<&str> = p.split('*').collect();
-            (0..=name.len()).any(|start| glob_at(name.as_bytes(), start, &parts))
-        } else {
-            name.contains(p.as_str())
+    Exclusions::new(patterns).matches(name)
+}
+
+/// The excluded-module patterns, compiled once for every tensor of a model: the substrings
+/// in one automaton (a name is searched once, however many there are), each distinct glob
+/// split into its parts and matched without backtracking.
+pub(crate) struct Exclusions {
+    substrings: Option<aho_corasick::AhoCorasick>,
+    /// The substrings themselves, searched one by one should the automaton not build.
+    plain: Vec<String>,
+    globs: Vec<Vec<String>>,
+    /// Each glob's longest part, in one automaton: only the globs whose longest part occurs
+    /// in a name are matched against it, so many globs cost what the ones that could match
+    /// cost. Globs of stars alone (no part) are always matched.
+    anchors: Option<aho_corasick::AhoCorasick>,
+    /// The glob of each anchor pattern, and the globs without one.
+    anchored: Vec<usize>,
+    unanchored: Vec<usize>,
+}
+
+impl Exclusions {
+    pub(crate) fn new(patterns: &[String]) -> Exclusions {
+        let mut plain: Vec<&str> = Vec::new();
+        let mut globs: Vec<Vec<String>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for p in patterns.iter().filter(|p| !p.is_empty()) {
+            if !seen.insert(p.as_str()) {
+                continue;
+            }
+            if p.contains('*') {
+                globs.push(p.split('*').map(str::to_string).collect());
+            } else {
+                plain.push(p);
+            }
         }
-    })
+        let substrings = (!plain.is_empty())
+            .then(|| aho_corasick::AhoCorasick::new(&plain).ok())
+            .flatten();
+        let (mut anchor_parts, mut anchored, mut unanchored) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, parts) in globs.iter().enumerate() {
+            match parts
+                .iter()
+                .max_by_key(|p| p.len())
+                .filter(|p| !p.is_empty())
+            {
+                Some(longest) => {
+                    anchor_parts.push(longest.as_str());
+                    anchored.push(i);
+                }
+                None => unanchored.push(i),
+            }
+        }
+        let anchors = aho_corasick::AhoCorasick::new(&anchor_parts).ok();
+        if anchors.is_none() {
+            // Every glob is matched, as without the automaton.
+            unanchored.extend(anchored.drain(..));
+        }
+        Exclusions {
+            plain: if substrings.is_some() {
+                Vec::new()
+            } else {
+                plain.iter().map(|p| p.to_string()).collect()
+            },
+            substrings,
+            globs,
+            anchors,
+            anchored,
+            unanchored,
+        }
+    }
+
+    pub(crate) fn matches(&self, name: &str) -> bool {
+        if self.substrings.as_ref().is_some_and(|a| a.is_match(name))
+            || self.plain.iter().any(|p| name.contains(p.as_str()))
+        {
+            return true;
+        }
+        let glob = |i: &usize| glob_matches(name.as_bytes(), &self.globs[*i]);
+        if self.unanchored.iter().any(glob) {
+            return true;
+        }
+        let Some(anchors) = &self.anchors else {
+            return false;
+        };
+        let mut tried = std::collections::HashSet::new();
+        anchors
+            .find_overlapping_iter(name)
+            .map(|m| self.anchored[m.pattern().as_usize()])
+            .filter(|i| tried.insert(*i))
+            .any(|i| glob(&i))
+    }
 }
 
 /// Whether `parts[0]`, then for each later part one or more non-dot bytes and that part,
-/// match `name` from `at` (not necessarily to its end).
-fn glob_at(name: &[u8], at: usize, parts: &[&str]) -> bool {
+/// occur in `name` (anywhere, not necessarily to its end). The positions each prefix of the
+/// glob can reach are carried part by part, so a name costs its length times the glob's.
+fn glob_matches(name: &[u8], parts: &[String]) -> bool {
     let Some((first, rest)) = parts.split_first() else {
-        return true;
-    };
-    if !name[at..].starts_with(first.as_bytes()) {
         return false;
-    }
-    let after = at + first.len();
-    if rest.is_empty() {
-        return true;
-    }
-    let mut end = after;
-    while end < name.len() && name[end] != b'.' {
-        end += 1;
-        if glob_at(name, end, rest) {
-            return true;
+    };
+    let n = name.len();
+    // reach[e]: the glob so far matches some text ending just before byte e.
+    let mut reach: Vec<bool> = (0..=n)
+        .map(|e| e >= first.len() && name[e - first.len()..e] == *first.as_bytes())
+        .collect();
+    for part in rest {
+        let part = part.as_bytes();
+        let mut next = vec![false; n + 1];
+        // Whether a star can have started at a reached position before `e` and run through
+        // non-dot bytes up to `e` (at least one byte).
+        let mut open = false;
+        let mut any = false;
+        for e in 0..=n {
+            if open && name[e..].starts_with(part) {
+                next[e + part.len()] = true;
+                any = true;
+            }
+            if e < n {
+                open = (open || reach[e]) && name[e] != b'.';
+            }
         }
+        if !any {
+            return false;
+        }
+        reach = next;
     }
-    false
+    reach.iter().any(|r| *r)
 }
 
 /// How many parameters one stored element holds: 2 for NVFP4, MXFP4 and FP4 in bytes; for
@@ -266,11 +361,24 @@ pub(crate) fn packing_factor(algo: &str, dtype: &str) -> i64 {
 /// dimensions (0 for a scalar, a non-positive dimension or an overflow); with a
 /// quantization configuration, scales count 0, excluded modules their product, and other
 /// tensors their product times the packing factor (0 on overflow).
+#[cfg(test)]
 pub(crate) fn tensor_params(
     name: &str,
     shape: &[i64],
     dtype: &str,
     quant: Option<&QuantConfig>,
+) -> i64 {
+    let exclusions = Exclusions::new(quant.map_or(&[][..], |q| &q.exclude_modules));
+    tensor_params_with(name, shape, dtype, quant, &exclusions)
+}
+
+/// [`tensor_params`] with the exclusions of `quant` already compiled.
+pub(crate) fn tensor_params_with(
+    name: &str,
+    shape: &[i64],
+    dtype: &str,
+    quant: Option<&QuantConfig>,
+    exclusions: &Exclusions,
 ) -> i64 {
     if shape.is_empty() {
         return 0;
@@ -289,7 +397,7 @@ pub(crate) fn tensor_params(
     if is_scale_tensor(name) {
         return 0;
     }
-    if is_excluded(name, &quant.exclude_modules) {
+    if exclusions.matches(name) {
         return count;
     }
     count
@@ -364,6 +472,49 @@ mod tests {
         ];
         for (name, want) in cases {
             assert_eq!(is_scale_tensor(name), want, "{name:?}");
+        }
+    }
+
+    /// The glob as first written: backtracking from every start, the reference.
+    fn glob_reference(name: &[u8], at: usize, parts: &[&str]) -> bool {
+        let Some((first, rest)) = parts.split_first() else {
+            return true;
+        };
+        if !name[at..].starts_with(first.as_bytes()) {
+            return false;
+        }
+        let after = at + first.len();
+        if rest.is_empty() {
+            return true;
+        }
+        let mut end = after;
+        while end < name.len() && name[end] != b'.' {
+            end += 1;
+            if glob_reference(name, end, rest) {
+                return true;
+            }
+        }
+        false
+    }
+
+    proptest::proptest! {
+        /// The compiled exclusions agree with the backtracking glob and with substrings.
+        #[test]
+        fn exclusions_agree_with_the_backtracking_glob(
+            name in "[ab.]{0,12}",
+            patterns in proptest::collection::vec("[ab.*]{0,5}", 0..4),
+        ) {
+            let want = patterns.iter().any(|p| {
+                if p.is_empty() {
+                    false
+                } else if p.contains('*') {
+                    let parts: Vec<&str> = p.split('*').collect();
+                    (0..=name.len()).any(|start| glob_reference(name.as_bytes(), start, &parts))
+                } else {
+                    name.contains(p.as_str())
+                }
+            });
+            proptest::prop_assert_eq!(is_excluded(&name, &patterns), want);
         }
     }
 

@@ -7,7 +7,7 @@
 //! against OME's own limit before anything is allocated for it.
 
 use super::gojson::{Decoder, join, parse_json_text, root_object};
-use super::quant::{QuantConfig, tensor_params};
+use super::quant::{Exclusions, QuantConfig, tensor_params_with};
 use crate::yaml::{Map, Node, Value};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -199,6 +199,7 @@ pub(crate) fn index_shards_of(root: Option<&Node>) -> Result<Vec<String>, String
 /// non-positive dimension or an overflowing product is an error for the whole file.
 pub(crate) fn file_params(header: &Header, quant: Option<&QuantConfig>) -> Result<i64, String> {
     let mut total: i64 = 0;
+    let exclusions = Exclusions::new(quant.map_or(&[][..], |q| &q.exclude_modules));
     for t in &header.tensors {
         if t.shape.is_empty() {
             continue;
@@ -218,7 +219,7 @@ pub(crate) fn file_params(header: &Header, quant: Option<&QuantConfig>) -> Resul
                 )
             })?;
         }
-        let count = tensor_params(&t.name, &t.shape, &t.dtype, quant);
+        let count = tensor_params_with(&t.name, &t.shape, &t.dtype, quant, &exclusions);
         total = total
             .checked_add(count)
             .ok_or_else(|| "the parameter count overflows 64 bits".to_string())?;
