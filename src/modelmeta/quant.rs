@@ -260,7 +260,7 @@ impl Exclusions {
         let anchors = aho_corasick::AhoCorasick::new(&anchor_parts).ok();
         if anchors.is_none() {
             // Every glob is matched, as without the automaton.
-            unanchored.extend(anchored.drain(..));
+            unanchored.append(&mut anchored);
         }
         Exclusions {
             plain: if substrings.is_some() {
