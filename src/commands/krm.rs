@@ -479,7 +479,9 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
     }
     loaded.diags.extend(config_diags);
 
-    // Generator mode reads the paths; either mode reads the settings file.
+    // Generator mode reads the paths; either mode reads the settings file. The items' sources
+    // come first.
+    let item_sources = u32::try_from(loaded.sources.len()).unwrap_or(u32::MAX);
     let read = if config.paths.is_empty() {
         load::load_settings(
             std::mem::take(&mut loaded),
@@ -543,7 +545,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         kinds: config.kinds.clone(),
         serialise: Some(Format::ResourceListItem),
         allow_empty: true,
-        keep_passthrough: true,
+        keep_passthrough_of: item_sources,
         ..Options::default()
     };
     let mut rendering = pipeline::run_on(loaded, &options);

@@ -40,9 +40,10 @@ pub(crate) struct Options {
     /// Applied to each object's tree before it is serialised (`diff`: ignored fields, Secret
     /// values).
     pub(crate) normalise: Option<Normalise>,
-    /// Passed-through objects are written whatever `kinds` selects: a KRM function returns
-    /// every item it does not own (SEMANTICS.md#krm-function).
-    pub(crate) keep_passthrough: bool,
+    /// Passed-through objects of the first this many sources are written whatever `kinds`
+    /// selects: a KRM function returns every item it does not own, while the objects its
+    /// `paths` add are filtered like a render's (SEMANTICS.md#krm-function).
+    pub(crate) keep_passthrough_of: u32,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -281,7 +282,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             }
         }
         objects.retain(|o| {
-            (options.keep_passthrough && o.source.is_none())
+            (o.source.is_none() && o.pos.file < options.keep_passthrough_of)
                 || options
                     .kinds
                     .iter()

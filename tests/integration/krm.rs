@@ -459,6 +459,21 @@ fn items_not_consumed_come_back_with_every_field_and_annotation() {
     assert_eq!(items(list).len(), 3);
 }
 
+/// `kinds` filters what the function's `paths` render, as `--kinds` does; the items it
+/// was given come back whatever `kinds` says.
+#[test]
+fn kinds_filter_the_paths_objects_and_keep_the_items() {
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: kept, namespace: x}\n  data: {a: b}\nfunctionConfig:\n  apiVersion: render.ome-render.io/v1alpha1\n  kind: OmeRender\n  metadata: {name: render}\n  spec:\n    paths: [examples/llama-demo]\n    kinds: [Deployment]\n";
+    let out = run_with(&["-q", "krm"], &[], Some(list));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let kinds: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  kind: "))
+        .collect();
+    assert_eq!(kinds, ["ConfigMap", "Deployment"], "{}", out.stdout);
+}
+
 #[test]
 fn the_function_file_named_like_the_settings_file_is_an_error() {
     // kustomize runs the transformer in the kustomization's directory, where
