@@ -220,8 +220,22 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
             continue;
         }
         let real = options.real(path);
-        let meta = std::fs::metadata(&real)
-            .map_err(|e| LoadError(format!("cannot read {}: {e}", display(path))))?;
+        let meta = match std::fs::metadata(&real) {
+            Ok(meta) => meta,
+            // A wrong path renders nothing from it: an input error (exit 1), not a failure
+            // of the tool, so a typo in an Argo CD application fails like an empty render.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::EmptyOutput,
+                        format!("{} does not exist: nothing can be rendered from it", display(path)),
+                    )
+                    .help("check the path (relative to the current directory); an empty render is refused, and --allow-empty accepts one only when every path exists"),
+                );
+                continue;
+            }
+            Err(e) => return Err(LoadError(format!("cannot read {}: {e}", display(path)))),
+        };
         if meta.is_dir() {
             let mut found = Vec::new();
             walk(&real, &mut found, &mut diags)?;

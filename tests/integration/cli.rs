@@ -130,18 +130,27 @@ fn yaml_syntax_errors_name_file_line_and_column() {
 }
 
 #[test]
-fn usage_errors_and_missing_paths_exit_2() {
+fn usage_errors_exit_2_and_a_wrong_path_exits_1() {
     let out = run(&["--no-such-flag"]);
     assert_eq!(out.code, 2);
     assert_eq!(out.stdout, "");
-    let out = run(&["does/not/exist"]);
-    assert_eq!(out.code, 2);
-    assert_eq!(out.stdout, "");
-    assert!(
-        out.stderr.starts_with("error: cannot read does/not/exist"),
-        "{}",
-        out.stderr
-    );
+    // A wrong path renders nothing: an input error, whatever else renders, with
+    // --allow-empty in the help.
+    for args in [
+        &["does/not/exist"][..],
+        &["--allow-empty", "does/not/exist", EXAMPLE],
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 1, "{args:?}");
+        assert_eq!(out.stdout, "");
+        assert!(
+            out.stderr.contains(
+                "error[ome::output::empty]: does/not/exist does not exist: nothing can be rendered from it"
+            ) && out.stderr.contains("--allow-empty"),
+            "{}",
+            out.stderr
+        );
+    }
     let out = run(&["explain", EXAMPLE]);
     assert_eq!(out.code, 2, "explain needs --isvc or --model");
 }
