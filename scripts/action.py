@@ -90,12 +90,28 @@ def target_triple():
     return None
 
 
+def action_repository():
+    """OWNER/REPO of this action. `github.action_repository` is empty inside a composite
+    action's steps, so the runner's checkout path of the action
+    (`…/_actions/OWNER/REPO/REF`) is read too."""
+    repo = env("ACTION_REPOSITORY") or env("GITHUB_ACTION_REPOSITORY")
+    if repo:
+        return repo
+    parts = os.path.normpath(env("ACTION_PATH")).split(os.sep)
+    if "_actions" in parts:
+        i = len(parts) - 1 - parts[::-1].index("_actions")
+        if len(parts) >= i + 3:
+            return f"{parts[i + 1]}/{parts[i + 2]}"
+    return ""
+
+
 def download_release(version, dest):
     """The released binary `ome-render-<triple>.tar.gz` of `v<version>`, its SHA-256 checked
     against the `.sha256` beside it. None when there is no such release."""
     triple = target_triple()
-    repo = env("ACTION_REPOSITORY") or env("GITHUB_ACTION_REPOSITORY")
+    repo = action_repository()
     if not triple or not repo:
+        warning("cannot tell which repository releases this action: building ome-render instead")
         return None
     server = env("GITHUB_SERVER_URL", "https://github.com")
     base = f"{server}/{repo}/releases/download/v{version.lstrip('v')}/ome-render-{triple}.tar.gz"
@@ -186,6 +202,10 @@ def failure_report(annotations, stderr, code):
         out.append(f"**{len(errors)} error{'' if len(errors) == 1 else 's'}**; nothing is compared until they are fixed "
                    "(the annotations point at the files of this pull request).")
         out.append("")
+        # At most 50 errors, and within the comment's limit (GitHub refuses a longer body,
+        # and the previous report would stay up): each error's lines cut at 1,000 characters.
+        budget = COMMENT_LIMIT - len(MARKER) - 200 - sum(len(l) + 1 for l in out)
+        shown = 0
         for _, props, message in errors[:50]:
             where = props.get("file", "")
             if where and props.get("line"):
@@ -194,11 +214,17 @@ def failure_report(annotations, stderr, code):
             title = props.get("title", "")
             line = f"- `{where}` " if where else "- "
             line += f"**{title}**: {first}" if title else first
-            out.append(line)
+            lines = [line[:1000]]
             if rest.strip():
-                out.append("  " + rest.strip().replace("\n", "\n  "))
-        if len(errors) > 50:
-            out.append(f"- … and {len(errors) - 50} more")
+                lines.append(("  " + rest.strip().replace("\n", "\n  "))[:1000])
+            size = sum(len(l) + 1 for l in lines)
+            if size > budget:
+                break
+            budget -= size
+            out.extend(lines)
+            shown += 1
+        if len(errors) > shown:
+            out.append(f"- … and {len(errors) - shown} more")
     else:
         out.append("ome-render could not run:")
         out.append("")
@@ -270,11 +296,19 @@ class Api:
         while True:
             comments = self.call("GET", f"/repos/{self.repo}/issues/{number}/comments?per_page=100&page={page}")
             for c in comments:
-                if MARKER in (c.get("body") or ""):
+                # The action's own comment starts with the marker; a person quoting it
+                # elsewhere in theirs is left alone (editing it would be refused anyway).
+                if (c.get("body") or "").startswith(MARKER) and is_bot(c):
                     return c
             if len(comments) < 100:
                 return None
             page += 1
+
+
+def is_bot(comment):
+    """Whether a comment was written by an app (the workflow's token writes as one)."""
+    user = comment.get("user") or {}
+    return user.get("type") == "Bot" or user.get("login", "").endswith("[bot]")
 
 
 def sticky_comment(payload, body, differences):

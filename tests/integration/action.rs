@@ -458,3 +458,26 @@ open(os.path.join(d, name + ".sha256"), "w").write(f"{digest}  {name}\n")
     );
     assert_eq!(outputs, "");
 }
+
+/// Inside a composite action `github.action_repository` is empty: the repository whose
+/// releases to download is read from the runner's checkout path of the action.
+#[test]
+fn the_release_repository_comes_from_the_action_path_when_the_context_is_empty() {
+    let script = "import sys; sys.path.insert(0, 'scripts'); import action; print(action.action_repository())";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .current_dir(repo_root())
+        .env_remove("ACTION_REPOSITORY")
+        .env_remove("GITHUB_ACTION_REPOSITORY")
+        .env(
+            "ACTION_PATH",
+            "/home/runner/work/_actions/acme/ome-render/v1.2.0",
+        )
+        .output()
+        .expect("python3 runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "acme/ome-render",
+        "{out:?}"
+    );
+}
