@@ -44,6 +44,7 @@ pub(crate) mod rendered;
 pub(crate) mod revision;
 pub(crate) mod select;
 pub(crate) mod source;
+pub(crate) mod textdiff;
 pub(crate) mod yaml;
 
 pub use commands::ExitStatus;

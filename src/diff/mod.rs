@@ -10,15 +10,15 @@
 
 pub(crate) mod format;
 pub(crate) mod impact;
-pub(crate) mod lines;
+
 pub(crate) mod normalise;
 
 use crate::catalog::ResourceId;
 use crate::model::Settings;
 use crate::rendered::{Body, Rendered};
 use crate::select::resolve::ResolvedIsvc;
+use crate::textdiff::{self as lines, LineDiff};
 use impact::Impact;
-use lines::LineDiff;
 use normalise::FxBuild;
 use rayon::prelude::*;
 use std::borrow::Cow;

@@ -9,7 +9,6 @@
 use super::{Format, OUTPUT_MARKER, OUTPUT_MARKER_TEXT, bytes, file_name, write_stream};
 use crate::load::Committed;
 use crate::rendered::Rendered;
-use similar::TextDiff;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -46,12 +45,14 @@ fn file_diff(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
     let (old_text, new_text) = (text(old), text(new));
     let a = old.map_or("/dev/null".to_string(), |_| format!("a/{path}"));
     let b = new.map_or("/dev/null".to_string(), |_| format!("b/{path}"));
-    let diff = TextDiff::from_lines(old_text.as_ref(), new_text.as_ref());
-    let mut out = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string();
+    // Myers within a budget, one block past it (`textdiff`): a committed render rewritten
+    // whole costs its length.
+    let hunks = crate::textdiff::unified(old_text.as_ref(), new_text.as_ref(), 3).hunks;
+    let mut out = if hunks.is_empty() {
+        String::new()
+    } else {
+        format!("--- {a}\n+++ {b}\n{hunks}")
+    };
     if out.is_empty() {
         // The same text, different bytes (not UTF-8): say so rather than print nothing.
         out = format!("Binary files {a} and {b} differ\n");

@@ -13,6 +13,7 @@ const LAYERS: &[&str] = &[
     "diagnostics",
     "merge",
     "rendered",
+    "textdiff",
     "modelmeta",
     "load",
     "model",
