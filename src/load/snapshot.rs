@@ -263,7 +263,7 @@ impl Reader<'_> {
         });
         WeightsFile {
             path: display,
-            header,
+            header: header.map(Arc::from),
         }
     }
 
@@ -273,13 +273,25 @@ impl Reader<'_> {
         if Self::exists(&index) {
             let path = self.display(&index);
             let text = self.json(&index).map(|f| f.text);
-            let mut shards = Vec::new();
+            let mut shards: Vec<WeightsFile> = Vec::new();
             if let Ok(t) = &text
                 && let Ok(names) = safetensors::index_shards(t)
             {
+                // Names that spell one file differently (`m.safetensors`, `./m.safetensors`)
+                // share its one reading; OME reads and counts each name.
+                let mut read: BTreeMap<PathBuf, usize> = BTreeMap::new();
                 for name in names {
                     let shard = join_lexically(dir, &name);
-                    shards.push(self.header(&shard));
+                    match read.get(&shard) {
+                        Some(&i) => {
+                            let again = shards[i].clone();
+                            shards.push(again);
+                        }
+                        None => {
+                            read.insert(shard.clone(), shards.len());
+                            shards.push(self.header(&shard));
+                        }
+                    }
                 }
             }
             return Weights::Index { path, text, shards };

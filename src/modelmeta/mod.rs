@@ -67,7 +67,9 @@ pub(crate) struct JsonFile {
 pub(crate) struct WeightsFile {
     /// The path as shown in messages.
     pub(crate) path: String,
-    pub(crate) header: Result<Vec<u8>, String>,
+    /// Shared by the index entries that name one file under different spellings, so the
+    /// file is read once.
+    pub(crate) header: Result<Arc<[u8]>, String>,
 }
 
 /// The safetensors of one directory, found as OME finds them.
@@ -407,7 +409,7 @@ type Unreadable = (String, String);
 
 /// The parsed headers of a directory's safetensors, in OME's reading order, or why OME
 /// would fail to count them (`Err(None)`: there are none).
-fn headers(weights: &Weights) -> Result<Vec<(&str, Header)>, Option<Unreadable>> {
+fn headers(weights: &Weights) -> Result<Vec<(&str, Arc<Header>)>, Option<Unreadable>> {
     let files: &[WeightsFile] = match weights {
         Weights::Missing => return Err(None),
         Weights::Files(files) if files.is_empty() => return Err(None),
@@ -427,6 +429,9 @@ fn headers(weights: &Weights) -> Result<Vec<(&str, Header)>, Option<Unreadable>>
             shards
         }
     };
+    // One parse per file read, however many entries name it.
+    let mut parsed: std::collections::HashMap<*const u8, Arc<Header>> =
+        std::collections::HashMap::new();
     files
         .iter()
         .map(|f| {
@@ -434,14 +439,23 @@ fn headers(weights: &Weights) -> Result<Vec<(&str, Header)>, Option<Unreadable>>
                 .header
                 .as_ref()
                 .map_err(|e| Some((f.path.clone(), e.clone())))?;
-            let header = safetensors::parse_header(bytes)
-                .map_err(|e| Some((f.path.clone(), e.to_string())))?;
+            let header = match parsed.get(&bytes.as_ptr()) {
+                Some(h) => h.clone(),
+                None => {
+                    let h = Arc::new(
+                        safetensors::parse_header(bytes)
+                            .map_err(|e| Some((f.path.clone(), e.to_string())))?,
+                    );
+                    parsed.insert(bytes.as_ptr(), h.clone());
+                    h
+                }
+            };
             Ok((f.path.as_str(), header))
         })
         .collect()
 }
 
-fn sum(headers: &[(&str, Header)], quant: Option<&QuantConfig>) -> Result<i64, Unreadable> {
+fn sum(headers: &[(&str, Arc<Header>)], quant: Option<&QuantConfig>) -> Result<i64, Unreadable> {
     let mut total: i64 = 0;
     for (path, header) in headers {
         let count =

@@ -20,7 +20,7 @@ fn weights(files: &[(&str, Vec<u8>)]) -> Weights {
             .iter()
             .map(|(p, b)| WeightsFile {
                 path: (*p).to_string(),
-                header: Ok(b.clone()),
+                header: Ok(b.clone().into()),
             })
             .collect(),
     )
@@ -249,7 +249,7 @@ fn sharded_models_read_the_shards_the_index_names() {
     let index = r#"{"weight_map": {"a": "m-2.safetensors", "b": "m-1.safetensors"}}"#;
     let shard = |p: &str| WeightsFile {
         path: p.to_string(),
-        header: Ok(llama_tensors()),
+        header: Ok(llama_tensors().into()),
     };
     let files = snapshot(
         LLAMA,
