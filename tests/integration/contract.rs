@@ -316,17 +316,32 @@ fn json_is_one_list_that_tools_read() {
         objects
     );
 
-    // kubernetes-validate accepts the document.
+    // kubernetes-validate accepts every object of the List. It has no schema for `List`
+    // itself (it would pass anything inside), so each item is validated as a file of its own.
+    let items = dir.join("items");
+    fs::create_dir_all(&items).unwrap();
+    let split = "import json, sys\nfor i, o in enumerate(json.load(open(sys.argv[1]))['items']):\n    json.dump(o, open(f'{sys.argv[2]}/{i}.json', 'w'))\n";
+    let status = Command::new(python_tools().join("python"))
+        .args(["-c", split])
+        .arg(dir.join("out.json"))
+        .arg(&items)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut files: Vec<_> = fs::read_dir(&items)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), objects);
     let validated = Command::new(python_tools().join("kubernetes-validate"))
         .args(["--strict", "-k", "1.33.0"])
-        .arg(dir.join("out.json"))
+        .args(&files)
         .output()
         .unwrap();
-    assert!(
-        validated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&validated.stdout)
-    );
+    let report = String::from_utf8_lossy(&validated.stdout);
+    assert!(validated.status.success(), "{report}");
+    assert_eq!(report.matches(" passed for resource ").count(), objects, "{report}");
 
     // JSON lines stay available, and an allowed empty render is an empty List.
     let lines = run(&["-q", "--format", "jsonl", EXAMPLE]).stdout;
