@@ -161,7 +161,8 @@ pub struct RenderArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Write to this file, or, when it is an existing directory or ends with `/`, one file
-    /// per object into it (as `kustomize build -o`). Both are replaced atomically.
+    /// per object into it (as `kustomize build -o`). Both are replaced atomically. `-` is
+    /// standard output.
     #[arg(short, long, value_name = "PATH", value_parser = output_path, conflicts_with = "output_dir")]
     pub output: Option<PathBuf>,
     /// Write one file per object into this directory (as `helm template --output-dir`),

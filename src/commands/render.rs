@@ -19,7 +19,9 @@ fn target(args: &RenderArgs) -> Target {
         return Target::Dir(dir.clone());
     }
     match &args.output {
+        // `-o -` is standard output, as `-` is standard input.
         None => Target::Stdout,
+        Some(path) if path.as_os_str() == "-" => Target::Stdout,
         Some(path) => {
             let text = path.to_string_lossy();
             if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) || path.is_dir() {

@@ -175,6 +175,26 @@ fn output_flags_as_the_ecosystem_spells_them() {
         "no staging file is left behind"
     );
 
+    // -o - is standard output, no file named `-`.
+    let out = run_in(
+        &dir,
+        &[
+            "-q",
+            "-o",
+            "-",
+            &repo_root().join(EXAMPLE).to_string_lossy(),
+        ],
+        &[],
+        None,
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, stream.as_str()),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.join("-").exists());
+
     // -o DIR/ and --output-dir DIR: one file per object, the same files.
     let slash = format!("{}/", dir.join("by-slash").display());
     assert_eq!(run(&["-q", "-o", &slash, EXAMPLE]).code, 0);
@@ -341,7 +361,11 @@ fn json_is_one_list_that_tools_read() {
         .unwrap();
     let report = String::from_utf8_lossy(&validated.stdout);
     assert!(validated.status.success(), "{report}");
-    assert_eq!(report.matches(" passed for resource ").count(), objects, "{report}");
+    assert_eq!(
+        report.matches(" passed for resource ").count(),
+        objects,
+        "{report}"
+    );
 
     // JSON lines stay available, and an allowed empty render is an empty List.
     let lines = run(&["-q", "--format", "jsonl", EXAMPLE]).stdout;
