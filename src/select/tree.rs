@@ -164,6 +164,8 @@ pub(crate) struct Report {
 pub(crate) enum TreeError {
     NotFound(String),
     Ambiguous(String),
+    /// A name no runtime can have, with apimachinery's messages.
+    Invalid(String, Vec<String>),
 }
 
 impl std::fmt::Display for TreeError {
@@ -177,6 +179,13 @@ impl std::fmt::Display for TreeError {
                 f,
                 "runtime \"{n}\" is ambiguous; pass --kind ServingRuntime or --kind ClusterServingRuntime: runtime target is ambiguous: \"{n}\" matched 2 runtimes"
             ),
+            TreeError::Invalid(n, problems) => {
+                write!(
+                    f,
+                    "runtime name \"{n}\" is invalid: {}",
+                    problems.join("; ")
+                )
+            }
         }
     }
 }
@@ -189,6 +198,12 @@ pub(crate) fn target<'a>(
     kind: Option<Scope>,
     namespace: &str,
 ) -> Result<&'a Runtime, TreeError> {
+    // As `kubectl ome runtime tree`: a name the API server would refuse is named as such,
+    // not looked up.
+    let problems = crate::model::validate::names::NameRule::Subdomain.problems(name);
+    if !problems.is_empty() {
+        return Err(TreeError::Invalid(name.to_string(), problems));
+    }
     let cluster = catalog.runtime(Scope::Cluster, namespace, name);
     let namespaced = catalog.runtime(Scope::Namespaced, namespace, name);
     match (kind, cluster, namespaced) {
@@ -836,6 +851,14 @@ Collection: InferenceService scope=AllNamespaces status=Complete pages=1 items=4
         assert_eq!(
             target(&c, "absent", None, "n").unwrap_err().to_string(),
             "project runtime inheritance tree: runtime target was not found: \"absent\""
+        );
+        // A name no runtime can have is refused as such, with apimachinery's message.
+        let invalid = target(&c, "Bad_Name", None, "n").unwrap_err().to_string();
+        assert!(
+            invalid.starts_with(
+                "runtime name \"Bad_Name\" is invalid: a lowercase RFC 1123 subdomain"
+            ),
+            "{invalid}"
         );
     }
 
