@@ -7,7 +7,7 @@ use crate::cli::{ExplainFormat, GlobalArgs, TreeArgs};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::Scope;
 use crate::select::resolve::{Resolver, resolve};
-use crate::select::tree::{isvc_tree, render_json, render_table, runtime_tree, target};
+use crate::select::tree::{TreeError, isvc_tree, render_json, render_table, runtime_tree, target};
 use std::io::Write;
 
 pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
@@ -95,10 +95,18 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         (None, Some(name)) => match target(&catalog, &name, kind, &opts.namespace) {
             Ok(t) => runtime_tree(&catalog, &resolver, t),
             Err(e) => {
-                diags.push(
-                    Diagnostic::error(Code::RuntimeNotFound, e.to_string())
-                        .help("name a runtime among the inputs (and its namespace with -n for a ServingRuntime)"),
-                );
+                let help = match e {
+                    TreeError::NotFound(_) => {
+                        "name a runtime among the inputs (and its namespace with -n for a ServingRuntime)"
+                    }
+                    TreeError::Ambiguous(_) => {
+                        "a ServingRuntime of the namespace and a ClusterServingRuntime share the name: say which with --kind"
+                    }
+                    TreeError::Invalid(..) => {
+                        "runtime names are lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
+                    }
+                };
+                diags.push(Diagnostic::error(Code::RuntimeNotFound, e.to_string()).help(help));
                 report(&mut diags, &sources, global, Outcome::Checks, false);
                 return ExitStatus::InputErrors;
             }
