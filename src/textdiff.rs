@@ -13,37 +13,37 @@ use std::collections::HashMap;
 /// object rewritten whole would take Myers 3 s.
 const MYERS_BUDGET: usize = 400_000_000;
 
-/// At least how many lines must be removed or added: those of one text the other lacks,
-/// counted with their repeats.
-fn lines_to_change(old: &[&str], new: &[&str]) -> usize {
-    let mut count: HashMap<&str, isize> = HashMap::with_capacity(old.len());
-    for l in old {
-        *count.entry(l).or_default() += 1;
-    }
-    for l in new {
-        *count.entry(l).or_default() -= 1;
-    }
-    count.values().map(|n| n.unsigned_abs()).sum()
+/// The lines of both texts as numbers, equal lines the same number: what the two checks
+/// below compare, hashed once.
+fn numbered<'t>(old: &[&'t str], new: &[&'t str]) -> (Vec<u32>, Vec<u32>, usize) {
+    let mut ids: HashMap<&'t str, u32> = HashMap::with_capacity(old.len());
+    let mut number = |l: &&'t str| {
+        let next = ids.len() as u32;
+        *ids.entry(*l).or_insert(next)
+    };
+    let a: Vec<u32> = old.iter().map(&mut number).collect();
+    let b: Vec<u32> = new.iter().map(&mut number).collect();
+    (a, b, ids.len())
 }
 
-/// Whether `old` becomes `new` with at most `max` lines removed and added: Myers' greedy
-/// search for the distance alone, on line numbers, stopped at `max`. It costs about
-/// (lines of both texts) × min(distance, `max`), and decides what the multiset count above
-/// cannot: a list only reordered removes and adds nothing by count, yet needs a distance of
-/// twice its length.
-fn within_distance<'t>(old: &[&'t str], new: &[&'t str], max: usize) -> bool {
-    fn numbered<'t>(lines: &[&'t str], ids: &mut HashMap<&'t str, u32>) -> Vec<u32> {
-        lines
-            .iter()
-            .map(|l| {
-                let next = ids.len() as u32;
-                *ids.entry(l).or_insert(next)
-            })
-            .collect()
+/// At least how many lines must be removed or added: those of one text the other lacks,
+/// counted with their repeats.
+fn lines_to_change(a: &[u32], b: &[u32], distinct: usize) -> usize {
+    let mut count = vec![0isize; distinct];
+    for &l in a {
+        count[l as usize] += 1;
     }
-    let mut ids = HashMap::with_capacity(old.len());
-    let a = numbered(old, &mut ids);
-    let b = numbered(new, &mut ids);
+    for &l in b {
+        count[l as usize] -= 1;
+    }
+    count.iter().map(|n| n.unsigned_abs()).sum()
+}
+
+/// Whether `a` becomes `b` with at most `max` lines removed and added: Myers' greedy
+/// search for the distance alone, stopped at `max`. It costs about (lines of both texts) ×
+/// min(distance, `max`), and decides what the multiset count above cannot: a list only
+/// reordered removes and adds nothing by count, yet needs a distance of twice its length.
+fn within_distance(a: &[u32], b: &[u32], max: usize) -> bool {
     let (n, m) = (a.len(), b.len());
     let max = max.min(n + m);
     // v[k + max + 1]: the furthest x on diagonal k = x - y after d steps.
@@ -137,10 +137,10 @@ pub(crate) fn unified(old: &str, new: &str, context: usize) -> LineDiff {
         old.split_inclusive('\n').collect(),
         new.split_inclusive('\n').collect(),
     );
-    let cost =
-        (old_lines.len() + new_lines.len()).saturating_mul(lines_to_change(&old_lines, &new_lines));
-    let lines = (old_lines.len() + new_lines.len()).max(1);
-    if cost > MYERS_BUDGET || !within_distance(&old_lines, &new_lines, MYERS_BUDGET / lines) {
+    let (a, b, distinct) = numbered(&old_lines, &new_lines);
+    let lines = (a.len() + b.len()).max(1);
+    let cost = lines.saturating_mul(lines_to_change(&a, &b, distinct));
+    if cost > MYERS_BUDGET || !within_distance(&a, &b, MYERS_BUDGET / lines) {
         return as_one_block(&old_lines, &new_lines, context);
     }
     let diff = TextDiff::configure()
@@ -237,10 +237,9 @@ mod tests {
         ) {
             let text = |v: &[u8]| v.iter().map(|c| format!("{c}\n")).collect::<String>();
             let (old, new) = (text(&a), text(&b));
-            let lines = |t: &str| t.split_inclusive('\n').map(str::to_string).collect::<Vec<_>>();
-            let (ol, nl) = (lines(&old), lines(&new));
-            let (or, nr): (Vec<&str>, Vec<&str>) =
-                (ol.iter().map(String::as_str).collect(), nl.iter().map(String::as_str).collect());
+            let (ol, nl): (Vec<&str>, Vec<&str>) =
+                (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
+            let (na, nb, _) = numbered(&ol, &nl);
             let diff = TextDiff::configure().algorithm(Algorithm::Myers).diff_lines(&old, &new);
             let distance: usize = diff
                 .ops()
@@ -253,7 +252,7 @@ mod tests {
                     }
                 })
                 .sum();
-            proptest::prop_assert_eq!(within_distance(&or, &nr, max), distance <= max);
+            proptest::prop_assert_eq!(within_distance(&na, &nb, max), distance <= max);
         }
     }
 

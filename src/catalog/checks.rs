@@ -363,7 +363,7 @@ mod tests {
 
     fn same_priority_messages(text: &str) -> Vec<String> {
         let loaded = from_texts(&[("rt.yaml", text)], &Limits::default());
-        let (catalog, _) = super::super::build(loaded.objects, "default", "ome", false);
+        let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);
         let mut diags = Vec::new();
         same_priorities(&catalog, &mut diags);
         diags.into_iter().map(|d| d.message).collect()
@@ -413,7 +413,7 @@ mod tests {
              supportedModelFormats:\n    - name: llama\n      acceleratorConfig:\n{keys}"
         );
         let loaded = from_texts(&[("rt.yaml", &text)], &Limits::default());
-        let (catalog, _) = super::super::build(loaded.objects, "default", "ome", false);
+        let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);
         let helps: Vec<String> = check_runtimes(&catalog)
             .into_iter()
             .filter(|d| d.code == Code::AcceleratorConfigKey)
