@@ -215,7 +215,7 @@ mod tests {
         );
     }
 
-    /// Vector 16: the runtime's command replaces the preset's whole.
+    /// A runtime's own `command` replaces the preset's whole (SEMANTICS.md#runtimes).
     #[test]
     fn a_runtime_command_replaces_the_presets() {
         let mut obj = object(
@@ -237,7 +237,8 @@ mod tests {
         );
     }
 
-    /// Vector 17.
+    /// An unknown `ome.io/engine` preset is an error; an empty one is no preset
+    /// (SEMANTICS.md#runtimes).
     #[test]
     fn unknown_presets_are_errors_and_empty_is_nothing() {
         let mut obj =

@@ -411,7 +411,7 @@ mod tests {
         );
     }
 
-    /// Vector 25: decoder env merge.
+    /// Env variables merge by name, in place (SEMANTICS.md#merging).
     #[test]
     fn env_values_merge_in_place() {
         assert_eq!(
@@ -428,7 +428,7 @@ mod tests {
         );
     }
 
-    /// Vector 30: ports by containerPort, mounts by mountPath.
+    /// Ports merge by containerPort, mounts by mountPath (SEMANTICS.md#merging).
     #[test]
     fn ports_and_mounts_use_their_keys() {
         assert_eq!(
@@ -483,7 +483,7 @@ mod tests {
             ),
             r#"{"maxReplicas":3,"hostNetwork":true,"image":"a","minReplicas":0}"#
         );
-        // Empty lists and maps can't clear the base (vector 24).
+        // Empty lists and maps can't clear the base (SEMANTICS.md#merging).
         assert_eq!(
             merged(
                 "{args: [--a], containers: [{name: c}], labels: {a: b}}",
@@ -491,7 +491,7 @@ mod tests {
             ),
             r#"{"args":["--a"],"containers":[{"name":"c"}],"labels":{"a":"b"}}"#
         );
-        // args and command are replaced whole (vector 21).
+        // args and command are replaced whole (SEMANTICS.md#merging).
         assert_eq!(
             merged(
                 "{args: [--arg1, runtime]}",
@@ -501,7 +501,7 @@ mod tests {
         );
     }
 
-    /// Vector 20: containers merge by name, recursively.
+    /// Containers merge by name, recursively (SEMANTICS.md#merging).
     #[test]
     fn containers_merge_recursively() {
         assert_eq!(

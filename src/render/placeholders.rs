@@ -505,7 +505,8 @@ mod tests {
     }
 
     impl Fixture {
-        /// Vector 42's InferenceService: `llama-3-2-3b-instruct` in `llama-demo`.
+        /// The bundled example's InferenceService: `llama-3-2-3b-instruct` in `llama-demo`
+        /// (SEMANTICS.md#placeholders).
         fn new() -> Fixture {
             Fixture {
                 labels: string_map(&[("team", "ml"), ("app.kubernetes.io/name", "llama")]),

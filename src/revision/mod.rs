@@ -390,7 +390,7 @@ fn keyed(items: &[Node], key: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// OME's name-shape tests (research vector R8).
+    /// Which revision names belong to a runtime (SEMANTICS.md#revision-hashes).
     #[test]
     fn revision_name_shapes() {
         let csr = |r: &str| matches_runtime(r, Scope::Cluster, "default", "srt-llama-pd");
@@ -425,7 +425,7 @@ mod tests {
             ),
             "spec.runtime.revision \"cr-srt-other-abc12345\" does not match the expected naming convention for runtime \"srt-llama-pd\" (ClusterServingRuntime); expected the form cr-srt-llama-pd-<8 lowercase hex chars>"
         );
-        // v13 #21.
+        // A ClusterServingRuntime's prefix on a ServingRuntime's revision.
         assert_eq!(
             shape_error(
                 "cr-sglang-llama-3-2-3b-590753e8",

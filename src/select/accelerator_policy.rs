@@ -834,7 +834,7 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    /// The docs' H100 and H200 (`select-accelerators`), vector 46.
+    /// The H100 and H200 of OME's accelerator docs (SEMANTICS.md#accelerator-classes).
     fn docs_classes() -> Vec<AcceleratorClass> {
         vec![
             class(

@@ -1251,7 +1251,7 @@ mod tests {
         let error = fixture
             .index()
             .select(&m, &Request::for_namespace("demo"))
-            .expect_err("vector 31");
+            .expect_err("no runtime supports the model");
         assert_eq!(
             admission_error(&m.name, &error),
             "no supporting runtime found for model qwen2-5-7b and engine does not have complete runner configuration: \

@@ -164,7 +164,8 @@ mod tests {
         );
     }
 
-    /// N04 and v1.3 vector 29.
+    /// A named runtime that does not declare the model's framework version: a warning
+    /// (SEMANTICS.md#runtimes).
     #[test]
     fn format_failures_name_the_format() {
         let m = named_model(
@@ -214,7 +215,7 @@ mod tests {
         );
     }
 
-    /// N05 and v1.3 vector 38: placement failures have an empty model name.
+    /// Placement failures have an empty model name (SEMANTICS.md#runtimes).
     #[test]
     fn placement_failures_have_an_empty_model_name() {
         let m = named_model(
@@ -248,7 +249,7 @@ mod tests {
             &m,
             &r,
         ) else {
-            panic!("vector 38 is not declared");
+            panic!("the runtime does not declare the model");
         };
         assert!(warning.ends_with(
             "(runtime srt-llama-3-3-70b-instruct-multinode does not support model : runtime engine deployment mode MultiNode \
@@ -271,7 +272,7 @@ mod tests {
         }
     }
 
-    /// N02, N03 and v1.3 vectors 23 and 33: the lookup texts.
+    /// The named-runtime lookup texts (SEMANTICS.md#runtimes).
     #[test]
     fn lookup_texts() {
         assert_eq!(

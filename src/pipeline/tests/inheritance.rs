@@ -1,5 +1,5 @@
-//! Runtime inheritance, OME v1.3's vectors (v13 §10 #1–#13) end to end, with OME's exact
-//! texts (SEMANTICS.md#runtimes).
+//! Runtime inheritance end to end: each rule of SEMANTICS.md#runtimes (chains, lookups,
+//! cycles, depth, profiles, merges), with OME's exact texts.
 
 use crate::pipeline::{Options, Rendering, render_texts};
 use crate::yaml::Node;

@@ -1,5 +1,5 @@
-//! Revisions and pins end to end (SEMANTICS.md#pins): OME v1.3's vectors (v13 #18–#23 and
-//! the research vectors R1–R16), each rendered from YAML through the pipeline.
+//! Revisions and pins end to end (SEMANTICS.md#pins): each rule of that section rendered from
+//! YAML through the pipeline.
 
 use crate::diagnostics::Code;
 use crate::pipeline::{Options, Rendering, render_texts};
@@ -158,7 +158,7 @@ fn mem_frac(r: &Rendering) -> String {
         .unwrap_or_default()
 }
 
-/// v13 #18, R1: a managed pin with no lock entry renders the live runtime, and says which
+/// A managed pin with no lock entry renders the live runtime, and says which
 /// revision OME would create: `r-…` for kind ServingRuntime, `cr-…` without a kind.
 #[test]
 fn an_unrecorded_managed_pin_renders_live() {
@@ -181,7 +181,7 @@ fn an_unrecorded_managed_pin_renders_live() {
     );
 }
 
-/// v13 #19, R2: the runtime changed; the pin stays on its revision and the note names the
+/// The runtime changed; the pin stays on its revision and the note names the
 /// fields that differ.
 #[test]
 fn a_drifted_pin_renders_its_revision() {
@@ -222,7 +222,7 @@ fn a_drifted_pin_renders_its_revision() {
     assert_eq!(mem_frac(&r), "--mem-frac=0.9");
 }
 
-/// v13 #20, R3, R5: a new `ome.io/runtime-sync` token rolls the pin forward to the live
+/// A new `ome.io/runtime-sync` token rolls the pin forward to the live
 /// runtime; the token the lock already acted on does nothing.
 #[test]
 fn a_sync_token_rolls_forward() {
@@ -250,7 +250,7 @@ fn a_sync_token_rolls_forward() {
         )]
     );
     assert_eq!(mem_frac(&r), "--mem-frac=0.85");
-    // R4: a token recorded at the first pin does not roll forward.
+    // A token recorded at the first pin does not roll forward.
     let consumed = lock(R590, &sha("0.9"), Some("mem-frac-0-85"));
     let r = render(&[
         ("m.yaml", MODEL),
@@ -261,7 +261,7 @@ fn a_sync_token_rolls_forward() {
     ]);
     assert_eq!(r.diags[0].code, Code::PinDrift, "{:?}", messages(&r));
     assert_eq!(mem_frac(&r), "--mem-frac=0.9");
-    // R5: a token set while the runtime is unchanged waits: nothing to say, nothing moves.
+    // A token set while the runtime is unchanged waits: nothing to say, nothing moves.
     let unchanged = runtime("0.9");
     let r = render(&[
         ("m.yaml", MODEL),
@@ -274,7 +274,7 @@ fn a_sync_token_rolls_forward() {
     assert_eq!(mem_frac(&r), "--mem-frac=0.9");
 }
 
-/// v13 #21, #22, R6–R8: OME's webhook checks on `spec.runtime.revision`.
+/// OME's webhook checks on `spec.runtime.revision`.
 #[test]
 fn revision_admission() {
     let rt = runtime("0.9");
@@ -292,7 +292,7 @@ fn revision_admission() {
             "Error ome::pin::invalid: spec.runtime.revision requires spec.runtime.autoSync=false; AutoSync=true would silently ignore the pin",
         ),
         (
-            // R9: well formed, not among the inputs.
+            // Well formed, not among the inputs.
             "name: sglang-llama-3-2-3b, kind: ServingRuntime, autoSync: false, revision: r-llama-demo-sglang-llama-3-2-3b-0000abcd",
             "Error ome::pin::revision-missing: explicit pin r-llama-demo-sglang-llama-3-2-3b-0000abcd not found in namespace ome",
         ),
@@ -338,7 +338,7 @@ fn an_explicit_pin_renders_its_revision() {
     assert!(out.at(&["data", "engineConfig"]).is_some());
 }
 
-/// R10: a revision labelled for another runtime.
+/// A revision labelled for another runtime.
 #[test]
 fn a_revision_of_another_runtime() {
     let rt = runtime("0.9");
@@ -358,7 +358,7 @@ fn a_revision_of_another_runtime() {
     );
 }
 
-/// v13 #23, R11, R14: the runtime is gone. With a model OME's webhook rejects the
+/// The runtime is gone. With a model OME's webhook rejects the
 /// InferenceService; without one it serves from the revision; with no pin to serve from,
 /// it can't.
 #[test]
@@ -392,7 +392,7 @@ fn a_pinned_runtime_that_is_gone() {
         )]
     );
     assert_eq!(mem_frac(&r), "--mem-frac=0.9");
-    // R14: a managed pin that was never recorded has nothing to serve from.
+    // A managed pin that was never recorded has nothing to serve from.
     let unpinned = isvc("name: sglang-llama-3-2-3b, autoSync: false", "", false);
     let r = render(&[("isvc.yaml", &unpinned)]);
     assert_eq!(
@@ -403,7 +403,7 @@ fn a_pinned_runtime_that_is_gone() {
     );
 }
 
-/// R12: the lock names a revision that is not among the inputs; a lock entry whose revision
+/// The lock names a revision that is not among the inputs; a lock entry whose revision
 /// was edited; a lock entry for an InferenceService that is no longer a managed pin.
 #[test]
 fn lock_problems() {
@@ -471,7 +471,7 @@ fn lock_problems() {
     );
 }
 
-/// R13: a pinned revision whose spec is disabled; the scope word follows the declared kind.
+/// A pinned revision whose spec is disabled; the scope word follows the declared kind.
 #[test]
 fn a_disabled_revision() {
     let rt = runtime("0.9");
@@ -497,7 +497,7 @@ fn a_disabled_revision() {
     );
 }
 
-/// R15: a profile edit changes the merged spec of every child, so managed pins of the child
+/// A profile edit changes the merged spec of every child, so managed pins of the child
 /// drift; explicit pins don't.
 #[test]
 fn a_profile_edit_drifts_managed_pins_of_children() {
@@ -575,7 +575,7 @@ fn a_profile_edit_drifts_managed_pins_of_children() {
     assert_eq!(images, ["a:1", "a:1"], "both stay on the snapshot");
 }
 
-/// R16: a fresh pin reuses a revision of the same runtime name and hash among the inputs,
+/// A fresh pin reuses a revision of the same runtime name and hash among the inputs,
 /// whatever its kind (OME finds revisions by `runtime-of` and hash only).
 #[test]
 fn a_fresh_pin_reuses_a_revision_with_the_same_content() {

@@ -99,7 +99,7 @@ fn metadata_of_component_objects() {
     );
 }
 
-/// Vector 35: a component with containers and no runner: no MODEL_PATH, the model-ready
+/// A component with containers and no runner (SEMANTICS.md#pods): no MODEL_PATH, the model-ready
 /// node selector, and a Service of the same name.
 #[test]
 fn containers_without_a_runner() {
@@ -128,7 +128,7 @@ fn containers_without_a_runner() {
     );
 }
 
-/// Vector 41 (and MRC1, vector 32): the runner merged into the same-named container.
+/// The runner merged into the same-named container (SEMANTICS.md#pods).
 #[test]
 fn runner_placed_into_its_container() {
     let r = render(&format!(
@@ -156,7 +156,7 @@ fn runner_placed_into_its_container() {
         .filter_map(|e| e.str_at(&["name"]))
         .collect();
     // MODEL_PATH is added to the runner before it is placed, so it comes with the runner's
-    // own variables, before the container's (vector 41's verified order, plus MODEL_PATH).
+    // own variables, before the container's (SEMANTICS.md#pods, with MODEL_PATH).
     assert_eq!(env, ["CUSTOM_ENV", "MODEL_PATH", "RUNTIME_ENV"]);
     assert_eq!(
         json(c.at(&["resources", "requests"])),
@@ -165,7 +165,7 @@ fn runner_placed_into_its_container() {
     assert_eq!(json(c.at(&["resources", "limits"])), r#"{"memory":"4Gi"}"#);
 }
 
-/// Vector 26 as v1.3 has it: an InferenceService runner without a name keeps the runtime's;
+/// An InferenceService runner without a name keeps the runtime's (SEMANTICS.md#merging);
 /// the rest merges field by field.
 #[test]
 fn unnamed_runner_keeps_the_runtimes_name() {
@@ -211,7 +211,7 @@ fn unnamed_runner_keeps_the_runtimes_name() {
     );
 }
 
-/// Vectors 19 and 23: replica bounds and autoscaling from the merged component.
+/// Replica bounds and autoscaling from the merged component (SEMANTICS.md#autoscaling).
 #[test]
 fn replicas_and_autoscaling() {
     let hpa = |runtime_part: &str, isvc_part: &str| {
@@ -286,7 +286,7 @@ fn replicas_and_autoscaling() {
     assert!(r.objects.is_empty());
 }
 
-/// Vector 40: OME's readiness probe and strategy defaults.
+/// OME's readiness probe and strategy defaults (SEMANTICS.md#objects).
 #[test]
 fn deployment_defaults() {
     let probe = |ports: &str| {
@@ -335,8 +335,8 @@ fn deployment_defaults() {
     );
 }
 
-/// Vector 36: class resources over the runtime's, unless the InferenceService's runner sets
-/// resources; vector 27: leader and worker merge.
+/// Class resources over the runtime's, unless the InferenceService's runner sets resources
+/// (SEMANTICS.md#accelerator-classes); leader and worker merge (SEMANTICS.md#merging).
 #[test]
 fn class_resources_and_multinode_merge() {
     let classes = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: gpu-class}\nspec:\n  capabilities: {}\n  discovery: {}\n  resources: [{name: nvidia.com/gpu, quantity: \"2\"}]\n---\n";
@@ -418,7 +418,7 @@ fn class_resources_and_multinode_merge() {
     assert!(to_json_string(&worker[0]).contains(r#"{"name":"PARALLELISM_SIZE","value":"5"}"#));
 }
 
-/// Vector 38/39 through the renderer: long names are hashed.
+/// Long names are hashed, through the renderer (SEMANTICS.md#derived-names).
 #[test]
 fn long_names_are_truncated() {
     let name = "a-very-long-inferenceservice-name-for-testing-truncation-rules";

@@ -192,7 +192,7 @@ fn inheritance() {
         messages(&r),
         ["Error: inheritance cycle detected: [loop loop]"]
     );
-    // Vector 4: five runtimes in a chain are fine, six are too many.
+    // Five runtimes in a chain are fine, six are too many (SEMANTICS.md#runtimes).
     let chain = |n: usize| {
         (0..n)
             .map(|i| {
