@@ -1,7 +1,8 @@
 //! Entry points for the fuzz targets in `fuzz/` (FUZZING.md), compiled only with the
 //! `fuzzing` feature. Each runs one part of ome-render on arbitrary input and panics only
 //! where ome-render itself would, or where a property it promises fails: the reader never
-//! panics and what the emitter writes reads back as the same values; the pipeline never
+//! panics, its fast path reads what its event parser reads, and what the emitter writes reads
+//! back as the same values; the pipeline never
 //! panics and its output parses; the placeholder expander leaves text without `{{` alone;
 //! version comparison is an order; the renderers never panic, whatever the positions.
 //!
@@ -88,9 +89,11 @@ fn reparse(bytes: &[u8]) -> Node {
 }
 
 /// The YAML reader on arbitrary text, and every document it reads back through the YAML and
-/// JSON emitters and the reader again.
+/// JSON emitters and the reader again. Where the reader's fast path takes the text, it must
+/// read what the event parser reads.
 pub fn yaml(text: &str) {
     let limits = Limits::default().parse();
+    crate::yaml::parse::check_fast_path(text, &limits);
     let budget = AliasBudget::new(u64::MAX, u64::MAX);
     let Ok(docs) = parse_stream_limited(text, 0, &limits, &budget) else {
         return;

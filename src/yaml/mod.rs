@@ -2,6 +2,7 @@
 //! it from text, and the emitter that writes it back as YAML 1.1-safe YAML or JSON.
 
 pub(crate) mod emit;
+mod fast;
 mod node;
 pub(crate) mod parse;
 

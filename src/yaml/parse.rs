@@ -211,7 +211,7 @@ fn bytecount_newlines(bytes: &[u8]) -> usize {
 }
 
 /// A piece's documents and how many it saw, or its error.
-type PieceResult = Result<(Vec<Document>, usize), SyntaxError>;
+pub(super) type PieceResult = Result<(Vec<Document>, usize), SyntaxError>;
 
 /// The pieces of `text` parsed in parallel and put together; `None` when a single pass must
 /// decide (see [`parse_stream_limited`]).
@@ -261,6 +261,42 @@ fn parse_pieces(
 /// lines into its file. Returns them with the number of documents seen (empty ones
 /// included), which numbers the documents of the next piece.
 fn parse_piece(
+    text: &str,
+    file: u32,
+    lines_before: u32,
+    limits: &ParseLimits,
+    budget: &AliasBudget,
+) -> PieceResult {
+    if let Some(read) = super::fast::parse(text, file, lines_before, limits) {
+        return Ok(read);
+    }
+    parse_events(text, file, lines_before, limits, budget)
+}
+
+/// Panics when the fast path takes `text` and reads it otherwise than the event parser does
+/// (the `yaml` fuzz target's property).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn check_fast_path(text: &str, limits: &ParseLimits) {
+    let Some((docs, count)) = super::fast::parse(text, 0, 0, limits) else {
+        return;
+    };
+    let budget = AliasBudget::new(u64::MAX, u64::MAX);
+    let Ok((slow, slow_count)) = parse_events(text, 0, 0, limits, &budget) else {
+        panic!("the fast path read text the event parser refuses:\n{text}");
+    };
+    let flat = |docs: Vec<Document>| {
+        docs.into_iter()
+            .map(|d| (d.index, d.root))
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        (flat(docs), count) == (flat(slow), slow_count),
+        "the fast path and the event parser read this text differently:\n{text}"
+    );
+}
+
+/// [`parse_piece`] by `saphyr-parser`'s events: any YAML, and every error.
+pub(super) fn parse_events(
     text: &str,
     file: u32,
     lines_before: u32,
@@ -581,18 +617,11 @@ impl Builder<'_> {
                 map, key, merges, ..
             }) => match key.take() {
                 None => {
-                    let name = match &node.value {
-                        // A copy, not the parsed string moved: the copy is allocated at its
-                        // exact length, where the parsed one keeps the room it grew into
-                        // (moving it cost 170 MB on 10,000 runtimes, BENCHMARKS.md).
-                        Value::Str(s) => s.clone(),
-                        Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
-                            node.scalar_text().unwrap_or_default()
-                        }
-                        Value::Null => String::new(),
-                        Value::Seq(_) | Value::Map(_) => {
-                            return Err(self.error(node.pos, "a map key must be a scalar"));
-                        }
+                    // A copy, not the parsed string moved: the copy is allocated at its exact
+                    // length, where the parsed one keeps the room it grew into (moving it
+                    // cost 170 MB on 10,000 runtimes, BENCHMARKS.md).
+                    let Some(name) = key_text(&node.value) else {
+                        return Err(self.error(node.pos, "a map key must be a scalar"));
                     };
                     *key = Some((name, node.pos, std::mem::take(&mut self.merge_key)));
                 }
@@ -611,6 +640,18 @@ impl Builder<'_> {
             },
         }
         Ok(())
+    }
+}
+
+/// The key a scalar makes (`1:` is the key `1`, `~:` the empty key); `None` for a
+/// collection, which cannot be one.
+pub(super) fn key_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Str(s) | Value::Float(s) => Some(s.clone()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Null => Some(String::new()),
+        Value::Seq(_) | Value::Map(_) => None,
     }
 }
 
