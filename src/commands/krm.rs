@@ -546,6 +546,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         serialise: Some(Format::ResourceListItem),
         allow_empty: true,
         keep_passthrough_of: item_sources,
+        exit_after: true,
         ..Options::default()
     };
     let mut rendering = pipeline::run_on(loaded, &options);

@@ -44,6 +44,9 @@ pub(crate) struct Options {
     /// selects: a KRM function returns every item it does not own, while the objects its
     /// `paths` add are filtered like a render's (SEMANTICS.md#krm-function).
     pub(crate) keep_passthrough_of: u32,
+    /// The process exits once this run's output is written (a render, the KRM function):
+    /// what is left of the catalog after rendering is not freed then, as the rendering isn't.
+    pub(crate) exit_after: bool,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -248,6 +251,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         diags.extend(d);
         resolved.extend(summary);
     }
+    drop(resolver);
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);
         let mut object = Rendered::new(obj.root, None, pos);
@@ -259,6 +263,11 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     objects.extend(catalog.passthrough.into_iter().map(passed_through));
     if options.keep_ome {
         objects.extend(catalog.consumed.into_iter().map(passed_through));
+    }
+    if options.exit_after {
+        // The runtimes' views and what they inherit are most of what is left of the catalog:
+        // freeing 10,000 of them takes a tenth of a second (BENCHMARKS.md), for nothing.
+        std::mem::forget((catalog.runtimes, catalog.cluster_runtimes, inherited));
     }
     lap("resolve and render");
     emit::checks::collisions(&objects, &mut diags);
