@@ -15,10 +15,15 @@
 use super::node::{Map, Node, Pos, Value};
 use super::parse::{Document, ParseLimits, key_text, resolve_plain};
 use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 
 /// Collections nest at most this deep on the fast path, which recurses once per level;
 /// deeper text is left to the event parser, which does not recurse.
 const MAX_DEPTH: usize = 64;
+
+/// Maps of at least this many keys find duplicates by hashing, smaller ones by a scan.
+const HASHED_FROM: usize = 32;
 
 /// Implicit keys are at most this long (YAML 1.2, 7.4.2); longer ones are the event
 /// parser's to refuse.
@@ -46,6 +51,9 @@ pub(super) fn parse(
         current: None,
         file,
         limits,
+        entries: Vec::new(),
+        items: Vec::new(),
+        hasher: RandomState::new(),
     };
     reader.stream()
 }
@@ -94,6 +102,10 @@ struct Reader<'a> {
     current: Option<Next>,
     file: u32,
     limits: &'a ParseLimits,
+    /// The entries of the maps and the items of the lists being read, innermost last.
+    entries: Vec<(String, Node)>,
+    items: Vec<Node>,
+    hasher: RandomState,
 }
 
 impl<'a> Reader<'a> {
@@ -210,7 +222,10 @@ impl<'a> Reader<'a> {
     fn map(&mut self, line: Line, first: usize, depth: usize) -> Option<Node> {
         self.check_depth(depth)?;
         let indent = first - line.start;
-        let mut map = Map::new();
+        // The entries gather on the shared stack and move into a list of their exact size
+        // at the end; a big map's keys are told apart by their hashes.
+        let base = self.entries.len();
+        let mut hashes: Option<HashSet<u64>> = None;
         let mut key_at = Some((line, first));
         let mut pos = None;
         loop {
@@ -242,11 +257,22 @@ impl<'a> Reader<'a> {
                 other => key_text(&other)?,
             };
             let value = self.value(line, colon + 1, indent, depth)?;
-            if map.len() >= self.limits.keys || map.contains_key(&name) {
+            let count = self.entries.len() - base;
+            let duplicate = match &mut hashes {
+                // Two keys of one hash: the event parser decides whether they are the same.
+                Some(hashes) => !hashes.insert(self.hasher.hash_one(&name)),
+                None => self.entries[base..].iter().any(|(k, _)| *k == name),
+            };
+            if count >= self.limits.keys || duplicate {
                 return None;
             }
-            map.push_unique(name, Node::new(value, key_pos));
+            self.entries.push((name, Node::new(value, key_pos)));
+            if hashes.is_none() && count + 1 >= HASHED_FROM {
+                let keys = self.entries[base..].iter();
+                hashes = Some(keys.map(|(k, _)| self.hasher.hash_one(k)).collect());
+            }
         }
+        let map = Map::from_unique(self.entries.drain(base..).collect());
         Some(Node::new(Value::Map(map), pos?))
     }
 
@@ -293,7 +319,7 @@ impl<'a> Reader<'a> {
     /// key in the same column, which ends it at that map's next key.
     fn seq(&mut self, indent: usize, depth: usize, indentless: bool) -> Option<Node> {
         self.check_depth(depth)?;
-        let mut items = Vec::new();
+        let base = self.items.len();
         let mut pos = None;
         loop {
             let line = match self.peek()? {
@@ -338,8 +364,9 @@ impl<'a> Reader<'a> {
                     node
                 }
             };
-            items.push(item);
+            self.items.push(item);
         }
+        let items = self.items.drain(base..).collect();
         Some(Node::new(Value::Seq(items), pos?))
     }
 
@@ -653,6 +680,20 @@ mod tests {
         let nested =
             (0..=MAX_DEPTH).fold(String::new(), |s, i| s + &" ".repeat(i) + "a:\n") + "x: 1\n";
         assert!(parse(&nested, 0, 0, &ParseLimits::default()).is_none());
+    }
+
+    #[test]
+    fn big_maps_read_as_the_event_parser_reads_them() {
+        let keys: String = (0..100).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(agrees(&keys));
+        let nested = format!(
+            "outer:\n{}",
+            keys.lines().map(|l| format!("  {l}\n")).collect::<String>()
+        );
+        assert!(agrees(&nested));
+        // A duplicate past the hashed size is the event parser's to refuse.
+        let duplicate = format!("{keys}k77: again\n");
+        assert!(parse(&duplicate, 0, 0, &ParseLimits::default()).is_none());
     }
 
     /// A small deterministic generator (xorshift), so the test needs no seed file.

@@ -94,6 +94,18 @@ impl Map {
         }
     }
 
+    /// A map of `entries`, whose keys the caller knows to be distinct.
+    pub(crate) fn from_unique(entries: Vec<(String, Node)>) -> Map {
+        let mut map = Map {
+            entries,
+            index: None,
+        };
+        if map.entries.len() >= INDEXED_FROM {
+            map.reindex();
+        }
+        map
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
