@@ -556,10 +556,12 @@ fn ranked<'a>(
     model: &BaseModel,
     request: &Request,
 ) -> Option<Ranked<'a>> {
-    let matched = matcher::compatible(candidate.spec, model, request)?;
+    // The cheap test first: a runtime with no autoSelect entry is never selected, whatever
+    // it supports (most of a large catalog's runtimes, when they are meant to be named).
     if !has_auto_select_entry(candidate.spec) {
         return None;
     }
+    let matched = matcher::compatible(candidate.spec, model, request)?;
     let score = runtime_score(candidate.spec, model);
     (score > 0).then(|| Ranked {
         candidate: *candidate,
