@@ -22,7 +22,8 @@ use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, suggest};
 use crate::model::{FormatRef, Runtime, Scope, SupportedFormat};
 use crate::yaml::Node;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
@@ -146,6 +147,48 @@ fn format_key(f: &Option<FormatRef>) -> Option<FormatKey> {
     })
 }
 
+/// The keys of `runtime`'s `autoSelect: true` entries that have a priority, with their
+/// indices.
+fn entry_keys(runtime: &Runtime) -> impl Iterator<Item = (EntryKey, usize)> + '_ {
+    let entries = runtime
+        .spec
+        .spec
+        .get("supportedModelFormats")
+        .and_then(Node::as_seq)
+        .unwrap_or(&[]);
+    let size = runtime
+        .spec
+        .size_range
+        .as_ref()
+        .map(|s| (s.min.clone(), s.max.clone()));
+    runtime
+        .spec
+        .formats
+        .iter()
+        .enumerate()
+        .filter_map(move |(i, entry)| {
+            let (Some(true), Some(priority)) = (entry.auto_select, entry.priority) else {
+                return None;
+            };
+            let key = EntryKey {
+                scope: runtime.scope,
+                namespace: runtime.namespace.clone().unwrap_or_default(),
+                name: entry.name.as_deref().unwrap_or("").to_lowercase(),
+                version: entries
+                    .get(i)
+                    .and_then(|r| r.str_at(&["version"]))
+                    .map(str::to_string),
+                quantization: entry.quantization.clone(),
+                format: format_key(&entry.model_format),
+                framework: format_key(&entry.model_framework),
+                architecture: entry.architecture.clone(),
+                size: size.clone(),
+                priority,
+            };
+            Some((key, i))
+        })
+}
+
 /// RT-08: equal entries with equal priorities in two runtimes of one scope that share a
 /// protocol version. OME's webhook compares a runtime being written with every existing one
 /// and refuses it at the first conflict; here the runtimes earlier by name exist, so each
@@ -163,7 +206,7 @@ fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
         .collect();
     // Each runtime's protocol versions, by its index in `runtimes`.
     let protocols: Vec<Vec<&str>> = runtimes
-        .iter()
+        .par_iter()
         .map(|r| {
             r.spec
                 .spec
@@ -175,51 +218,22 @@ fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
                 .collect()
         })
         .collect();
-    // Each bucket's members in runtime order (name order within a scope and namespace):
-    // (runtime index, entry index).
-    let mut buckets: BTreeMap<EntryKey, Vec<(usize, usize)>> = BTreeMap::new();
-    for (r, runtime) in runtimes.iter().enumerate() {
-        let entries = runtime
-            .spec
-            .spec
-            .get("supportedModelFormats")
-            .and_then(Node::as_seq)
-            .unwrap_or(&[]);
-        let size = runtime
-            .spec
-            .size_range
-            .as_ref()
-            .map(|s| (s.min.clone(), s.max.clone()));
-        for (i, entry) in runtime.spec.formats.iter().enumerate() {
-            let (Some(true), Some(priority)) = (entry.auto_select, entry.priority) else {
-                continue;
-            };
-            let key = EntryKey {
-                scope: runtime.scope,
-                namespace: runtime.namespace.clone().unwrap_or_default(),
-                name: entry.name.as_deref().unwrap_or("").to_lowercase(),
-                version: entries
-                    .get(i)
-                    .and_then(|r| r.str_at(&["version"]))
-                    .map(str::to_string),
-                quantization: entry.quantization.clone(),
-                format: format_key(&entry.model_format),
-                framework: format_key(&entry.model_framework),
-                architecture: entry.architecture.clone(),
-                size: size.clone(),
-                priority,
-            };
-            buckets.entry(key).or_default().push((r, i));
-        }
-    }
+    // Every entry with its key, runtime index and entry index, sorted: each bucket's members
+    // are then together, in runtime order (name order within a scope and namespace).
+    let mut keyed: Vec<(EntryKey, usize, usize)> = runtimes
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(r, runtime)| entry_keys(runtime).map(move |(key, i)| (key, r, i)))
+        .collect();
+    keyed.par_sort_unstable();
     // Per runtime: its first conflict, as (existing runtime, existing entry, own entry),
     // the least in OME's loop order (existing runtime, its entry, the new entry).
     let mut first_conflict: Vec<Option<(usize, usize, usize)>> = vec![None; runtimes.len()];
-    for members in buckets.values() {
+    for members in keyed.chunk_by(|a, b| a.0 == b.0) {
         // Per protocol: the first two runtimes of the bucket that speak it (a runtime does
         // not conflict with itself), with the entry each was first seen with.
         let mut first_two: HashMap<&str, [Option<(usize, usize)>; 2]> = HashMap::new();
-        for &(b, entry) in members {
+        for &(_, b, entry) in members {
             let mut found: Option<(usize, usize)> = None;
             for &p in &protocols[b] {
                 let Some(firsts) = first_two.get(p) else {
