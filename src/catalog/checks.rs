@@ -24,6 +24,10 @@ use crate::model::{FormatRef, Runtime, Scope, SupportedFormat};
 use crate::yaml::Node;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+
+/// The fixed hasher of entry keys (a hash only sorts them together; equal keys decide).
+type KeyHasher = BuildHasherDefault<DefaultHasher>;
 
 pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
@@ -119,7 +123,7 @@ fn priorities(runtime: &Runtime, diags: &mut Vec<Diagnostic>) {
 /// (RT-08): the scope and namespace, the name (case-insensitive), the deprecated `version`,
 /// the quantization, the format and framework after the CRD's defaults, the architecture,
 /// the runtime's size range and the priority.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+#[derive(PartialEq, Eq, Hash)]
 struct EntryKey {
     scope: Scope,
     namespace: String,
@@ -145,6 +149,63 @@ fn format_key(f: &Option<FormatRef>) -> Option<FormatKey> {
             f.weight,
         )
     })
+}
+
+/// Entries of one hash, as (hash, key, runtime index, entry index), split by key: each
+/// key's (runtime index, entry index) pairs in their order. Keys of one hash are almost
+/// always one key.
+fn same_key<K: PartialEq>(same_hash: &[(u64, K, usize, usize)]) -> Vec<Vec<(usize, usize)>> {
+    let mut buckets: Vec<(&K, Vec<(usize, usize)>)> = Vec::new();
+    for (_, key, r, i) in same_hash {
+        match buckets.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push((*r, *i)),
+            None => buckets.push((key, vec![(*r, *i)])),
+        }
+    }
+    buckets.into_iter().map(|(_, members)| members).collect()
+}
+
+/// Records in `first_conflict` the first conflict of each member of one bucket, given as
+/// (runtime index, entry index) in runtime order.
+fn first_conflicts(
+    members: impl Iterator<Item = (usize, usize)>,
+    protocols: &[Vec<&str>],
+    first_conflict: &mut [Option<(usize, usize, usize)>],
+) {
+    // Per protocol: the first two runtimes of the bucket that speak it (a runtime does not
+    // conflict with itself), with the entry each was first seen with.
+    let mut first_two: HashMap<&str, [Option<(usize, usize)>; 2]> = HashMap::new();
+    for (b, entry) in members {
+        let mut found: Option<(usize, usize)> = None;
+        for &p in &protocols[b] {
+            let Some(firsts) = first_two.get(p) else {
+                continue;
+            };
+            let other = firsts.iter().flatten().find(|(a, _)| *a != b);
+            if let Some(&a) = other
+                && found.is_none_or(|f| a < f)
+            {
+                found = Some(a);
+            }
+        }
+        if let Some((a, a_entry)) = found {
+            let conflict = (a, a_entry, entry);
+            let slot = &mut first_conflict[b];
+            if slot.is_none_or(|c| conflict < c) {
+                *slot = Some(conflict);
+            }
+        }
+        for &p in &protocols[b] {
+            let firsts = first_two.entry(p).or_default();
+            let seen = |s: &Option<(usize, usize)>| s.is_some_and(|(r, _)| r == b);
+            if firsts.iter().any(seen) {
+                continue;
+            }
+            if let Some(free) = firsts.iter_mut().find(|s| s.is_none()) {
+                *free = Some((b, entry));
+            }
+        }
+    }
 }
 
 /// The keys of `runtime`'s `autoSelect: true` entries that have a priority, with their
@@ -218,50 +279,26 @@ fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
                 .collect()
         })
         .collect();
-    // Every entry with its key, runtime index and entry index, sorted: each bucket's members
-    // are then together, in runtime order (name order within a scope and namespace).
-    let mut keyed: Vec<(EntryKey, usize, usize)> = runtimes
+    // Every entry with its key (and the key's hash), runtime index and entry index, sorted
+    // by hash, then runtime and entry: a bucket's members are then together, in runtime
+    // order (name order within a scope and namespace), and sorting compares no strings.
+    let mut keyed: Vec<(u64, EntryKey, usize, usize)> = runtimes
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(r, runtime)| entry_keys(runtime).map(move |(key, i)| (key, r, i)))
+        .flat_map_iter(|(r, runtime)| {
+            entry_keys(runtime)
+                .map(move |(key, i)| (KeyHasher::default().hash_one(&key), key, r, i))
+        })
         .collect();
-    keyed.par_sort_unstable();
+    keyed.par_sort_unstable_by_key(|&(hash, _, r, i)| (hash, r, i));
     // Per runtime: its first conflict, as (existing runtime, existing entry, own entry),
     // the least in OME's loop order (existing runtime, its entry, the new entry).
     let mut first_conflict: Vec<Option<(usize, usize, usize)>> = vec![None; runtimes.len()];
-    for members in keyed.chunk_by(|a, b| a.0 == b.0) {
-        // Per protocol: the first two runtimes of the bucket that speak it (a runtime does
-        // not conflict with itself), with the entry each was first seen with.
-        let mut first_two: HashMap<&str, [Option<(usize, usize)>; 2]> = HashMap::new();
-        for &(_, b, entry) in members {
-            let mut found: Option<(usize, usize)> = None;
-            for &p in &protocols[b] {
-                let Some(firsts) = first_two.get(p) else {
-                    continue;
-                };
-                let other = firsts.iter().flatten().find(|(a, _)| *a != b);
-                if let Some(&a) = other
-                    && found.is_none_or(|f| a < f)
-                {
-                    found = Some(a);
-                }
-            }
-            if let Some((a, a_entry)) = found {
-                let conflict = (a, a_entry, entry);
-                let slot = &mut first_conflict[b];
-                if slot.is_none_or(|c| conflict < c) {
-                    *slot = Some(conflict);
-                }
-            }
-            for &p in &protocols[b] {
-                let firsts = first_two.entry(p).or_default();
-                let seen = |s: &Option<(usize, usize)>| s.is_some_and(|(r, _)| r == b);
-                if firsts.iter().any(seen) {
-                    continue;
-                }
-                if let Some(free) = firsts.iter_mut().find(|s| s.is_none()) {
-                    *free = Some((b, entry));
-                }
+    for same_hash in keyed.chunk_by(|a, b| a.0 == b.0) {
+        for bucket in same_key(same_hash) {
+            // A runtime does not conflict with itself.
+            if bucket.iter().any(|m| m.0 != bucket[0].0) {
+                first_conflicts(bucket.into_iter(), &protocols, &mut first_conflict);
             }
         }
     }
@@ -373,6 +410,22 @@ mod tests {
              - {{name: llama, modelFormat: {{name: safetensors}}, modelFramework: {{name: transformers}}, autoSelect: true, priority: 1}}\n  \
              containers: [{{name: ome-container, image: img}}]\n---\n"
         )
+    }
+
+    #[test]
+    fn entries_of_one_hash_split_by_key_in_order() {
+        // As if "a" and "b" hashed alike: each key keeps its members in their order.
+        let same_hash = [
+            (7, "a", 0, 0),
+            (7, "b", 1, 0),
+            (7, "a", 2, 1),
+            (7, "b", 3, 0),
+        ];
+        assert_eq!(
+            same_key(&same_hash),
+            vec![vec![(0, 0), (2, 1)], vec![(1, 0), (3, 0)]]
+        );
+        assert_eq!(same_key(&same_hash[..1]), vec![vec![(0, 0)]]);
     }
 
     fn same_priority_messages(text: &str) -> Vec<String> {
