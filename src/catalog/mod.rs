@@ -180,22 +180,15 @@ impl std::fmt::Display for ResourceId {
 }
 
 /// What makes two objects the same object in a cluster: API group, kind, namespace, name.
-type Identity = (String, String, String, String);
+type Identity<'o> = (&'o str, &'o str, &'o str, &'o str);
 
-fn identity(obj: &Object, default_namespace: &str) -> Identity {
+fn identity<'o>(obj: &'o Object, default_namespace: &'o str) -> Identity<'o> {
     let namespace = if is_cluster_scoped(&obj.kind) {
-        String::new()
+        ""
     } else {
-        obj.namespace
-            .clone()
-            .unwrap_or_else(|| default_namespace.to_string())
+        obj.namespace.as_deref().unwrap_or(default_namespace)
     };
-    (
-        obj.group().to_string(),
-        obj.kind.clone(),
-        namespace,
-        obj.name.clone(),
-    )
+    (obj.group(), &obj.kind, namespace, &obj.name)
 }
 
 /// One input object, read: where it goes in the catalog.
@@ -237,27 +230,32 @@ pub(crate) fn build(
             d
         })
         .collect();
-    let mut seen: HashMap<Identity, crate::yaml::Pos> = HashMap::with_capacity(objects.len());
-    let mut kept = Vec::with_capacity(objects.len());
-    for obj in objects {
-        let id = identity(&obj, default_namespace);
-        if let Some(first) = seen.get(&id) {
-            diags.push(
-                Diagnostic::error(
-                    Code::DuplicateObject,
-                    format!("{} is defined twice", obj.object_ref()),
-                )
-                .at(crate::model::name_pos(&obj.root))
-                .object(obj.object_ref())
-                .related(*first, "first defined here")
-                .help("keep one definition; in a cluster the one applied last would silently win"),
-            );
-            continue;
-        }
-        seen.insert(id, crate::model::name_pos(&obj.root));
-        kept.push(obj);
-    }
+    // For each object defined before (by identity), where that first definition is.
+    let mut seen: HashMap<Identity<'_>, usize> = HashMap::with_capacity(objects.len());
+    let first_pos: Vec<Option<crate::yaml::Pos>> = (0..objects.len())
+        .map(|i| {
+            let first = *seen.entry(identity(&objects[i], default_namespace)).or_insert(i);
+            (first != i).then(|| crate::model::name_pos(&objects[first].root))
+        })
+        .collect();
     drop(seen);
+    let mut kept = Vec::with_capacity(objects.len());
+    for (obj, first) in objects.into_iter().zip(first_pos) {
+        let Some(first) = first else {
+            kept.push(obj);
+            continue;
+        };
+        diags.push(
+            Diagnostic::error(
+                Code::DuplicateObject,
+                format!("{} is defined twice", obj.object_ref()),
+            )
+            .at(crate::model::name_pos(&obj.root))
+            .object(obj.object_ref())
+            .related(first, "first defined here")
+            .help("keep one definition; in a cluster the one applied last would silently win"),
+        );
+    }
 
     let read: Vec<(Entry, Vec<Diagnostic>, Option<Object>)> = kept
         .into_par_iter()
