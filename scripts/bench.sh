@@ -7,6 +7,7 @@
 #   scripts/bench.sh --quick [RUNS]   the main corpus only (directory vs floor)
 #   scripts/bench.sh --diff [RUNS]    one render vs `diff` against a changed copy, only
 #
+# Each timed run follows an untimed run of the same case (BENCH_WARMUP=0: none).
 # Prints each case's median wall time and peak memory, then each ratio with its bound and the
 # figure BENCHMARKS.md records; exits 1 when a ratio exceeds its recorded figure by more than
 # 20% (a regression), 2 when the yardstick is missing. Needs ../shared/bench (gen.py, floor/)
@@ -92,13 +93,18 @@ fi
 
 # Each round runs the cases in its own shuffled order (the same for the same round), so that
 # no case always runs right after the floor: on this VM, the run after a process that freed
-# 870 MiB spends a quarter of a second more faulting memory back in (BENCHMARKS.md).
+# 870 MiB spends a quarter of a second more faulting memory back in (BENCHMARKS.md). For the
+# same reason each timed run comes right after an untimed run of the same command, so that
+# a case pays for its own memory, not for its neighbour's; BENCH_WARMUP=0 times the runs
+# cold, as they come.
+warmup=${BENCH_WARMUP:-1}
 order() {
   python3 -c 'import random, sys; c = list(range(int(sys.argv[2]))); random.Random(int(sys.argv[1])).shuffle(c); print(*c)' "$1" "${#labels[@]}"
 }
 : >"$work/runs.txt"
 for round in $(seq "$runs"); do
   for i in $(order "$round"); do
+    [ "$warmup" = 0 ] || bash -c "${commands[$i]} >/dev/null 2>&1" || true
     /usr/bin/time -f "%e %M" -o "$work/time.txt" bash -c "${commands[$i]} >/dev/null 2>&1" || true
     echo "${labels[$i]} $(cat "$work/time.txt")" >>"$work/runs.txt"
   done

@@ -234,7 +234,9 @@ pub(crate) fn build(
     let mut seen: HashMap<Identity<'_>, usize> = HashMap::with_capacity(objects.len());
     let first_pos: Vec<Option<crate::yaml::Pos>> = (0..objects.len())
         .map(|i| {
-            let first = *seen.entry(identity(&objects[i], default_namespace)).or_insert(i);
+            let first = *seen
+                .entry(identity(&objects[i], default_namespace))
+                .or_insert(i);
             (first != i).then(|| crate::model::name_pos(&objects[first].root))
         })
         .collect();
@@ -261,7 +263,8 @@ pub(crate) fn build(
         .into_par_iter()
         .map(|obj| {
             let mut d = Vec::new();
-            let (entry, consumed) = read_entry(obj, default_namespace, ome_namespace, &mut d);
+            let (entry, consumed) =
+                read_entry(obj, default_namespace, ome_namespace, keep_consumed, &mut d);
             (entry, d, consumed.filter(|_| keep_consumed))
         })
         .collect();
@@ -308,11 +311,13 @@ pub(crate) fn build(
 }
 
 /// Reads one object into its catalog entry, with its diagnostics; returns the object too
-/// when it is a consumed OME resource.
+/// when it is a consumed OME resource. Unless `keep_consumed`, that object is not kept, and
+/// a runtime's view takes its spec's tree instead of a copy.
 fn read_entry(
     mut obj: Object,
     default_namespace: &str,
     ome_namespace: &str,
+    keep_consumed: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> (Entry, Option<Object>) {
     if crate::revision::is_runtime_revision(&obj) {
@@ -388,8 +393,19 @@ fn read_entry(
                 Scope::Cluster
             };
             let namespace = (scope == Scope::Namespaced).then_some(namespace);
-            let r = Runtime::read(&obj, scope, namespace.clone(), diags);
-            diags.extend(validate::runtime::check(&obj.root, &r.object, r.pos));
+            let checked = validate::runtime::check(
+                &obj.root,
+                &obj.object_ref(),
+                crate::model::name_pos(&obj.root),
+            );
+            // The view takes the spec's tree when the object goes once read (a copy costs
+            // the time and leaves the memory as it is, BENCHMARKS.md), a copy when it stays.
+            let r = if keep_consumed {
+                Runtime::read(&obj, scope, namespace.clone(), diags)
+            } else {
+                Runtime::take(&mut obj, scope, namespace.clone(), diags)
+            };
+            diags.extend(checked);
             Entry::Runtime(namespace, Box::new(r))
         }
         _ => {

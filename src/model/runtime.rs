@@ -6,7 +6,7 @@ use super::fields::{Reader, join};
 use super::{DiffusionPipeline, FormatRef, name_pos};
 use crate::diagnostics::{Diagnostic, ObjectRef};
 use crate::load::Object;
-use crate::yaml::{Node, Pos};
+use crate::yaml::{Map, Node, Pos};
 
 /// Where a runtime lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -101,20 +101,48 @@ pub(crate) struct Runtime {
 }
 
 impl Runtime {
+    /// Reads the view of a runtime object, with a copy of its spec's tree.
     pub(crate) fn read(
         obj: &Object,
         scope: Scope,
         namespace: Option<String>,
         diags: &mut Vec<Diagnostic>,
     ) -> Runtime {
+        let mut runtime = Runtime::read_fields(obj, scope, namespace, diags);
+        if let Some(spec) = spec_of(obj) {
+            runtime.spec.spec = spec.clone();
+        }
+        runtime
+    }
+
+    /// [`Runtime::read`], moving the spec's tree out of `obj` instead of copying it, for an
+    /// object that goes once read: `obj` is left with an empty spec (BENCHMARKS.md).
+    pub(crate) fn take(
+        obj: &mut Object,
+        scope: Scope,
+        namespace: Option<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Runtime {
+        let mut runtime = Runtime::read_fields(obj, scope, namespace, diags);
+        if spec_of(obj).is_some()
+            && let Some(spec) = obj.root.as_map_mut().and_then(|m| m.get_mut("spec"))
+        {
+            runtime.spec.spec = std::mem::replace(spec, Node::map(Map::new()));
+        }
+        runtime
+    }
+
+    /// Every field but the spec's tree, which is left an empty map.
+    fn read_fields(
+        obj: &Object,
+        scope: Scope,
+        namespace: Option<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Runtime {
         let object = obj.object_ref();
-        let empty = Node::map(Default::default());
-        let spec = obj
-            .root
-            .get("spec")
-            .filter(|s| s.as_map().is_some())
-            .unwrap_or(&empty);
-        let spec_view = RuntimeSpec::read(spec, &object, diags);
+        let empty = Node::map(Map::new());
+        let spec = spec_of(obj).unwrap_or(&empty);
+        let spec_view = RuntimeSpec::read_fields(spec, &object, diags);
         let annotation = |key: &str| {
             obj.root
                 .at(&["metadata", "annotations", key])
@@ -138,6 +166,11 @@ impl Runtime {
     }
 }
 
+/// An object's `spec`, when it is a map.
+fn spec_of(obj: &Object) -> Option<&Node> {
+    obj.root.get("spec").filter(|s| s.as_map().is_some())
+}
+
 impl RuntimeSpec {
     /// Reads the view of a runtime `spec` node.
     pub(crate) fn read(
@@ -145,6 +178,14 @@ impl RuntimeSpec {
         object: &ObjectRef,
         diags: &mut Vec<Diagnostic>,
     ) -> RuntimeSpec {
+        RuntimeSpec {
+            spec: spec.clone(),
+            ..RuntimeSpec::read_fields(spec, object, diags)
+        }
+    }
+
+    /// Every field of the view but the tree (`spec`), which is left an empty map.
+    fn read_fields(spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
         let mut r = Reader { object, diags };
         let formats = r
             .seq(spec, "supportedModelFormats", "spec")
@@ -179,7 +220,7 @@ impl RuntimeSpec {
             accelerator_classes,
             engine_mode: mode(Role::Engine),
             decoder_mode: mode(Role::Decoder),
-            spec: spec.clone(),
+            spec: Node::map(Map::new()),
         }
     }
 }
