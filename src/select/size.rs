@@ -83,8 +83,16 @@ fn parse_go_float(text: &str) -> Option<f64> {
     if !is_go_decimal(text) {
         return None;
     }
-    let digits: String = text.chars().filter(|&c| c != '_').collect();
-    let value: f64 = digits.parse().ok()?;
+    let value: f64 = if text.contains('_') {
+        text.chars()
+            .filter(|&c| c != '_')
+            .collect::<String>()
+            .parse()
+            .ok()?
+    } else {
+        // Selection parses every candidate's bounds: no copy for the usual text.
+        text.parse().ok()?
+    };
     // Go reports overflow as an error; OME then uses 0.
     value.is_finite().then_some(value)
 }
