@@ -25,8 +25,8 @@ const MAX_DEPTH: usize = 64;
 /// Maps of at least this many keys find duplicates by hashing, smaller ones by a scan.
 const HASHED_FROM: usize = 32;
 
-/// Implicit keys are at most this long (YAML 1.2, 7.4.2); longer ones are the event
-/// parser's to refuse.
+/// Implicit keys are at most this long (YAML 1.2, 7.4.2), from the key's first character to
+/// its `:`; a key whose `:` is this far or further is left to the event parser.
 const MAX_KEY: usize = 1024;
 
 /// The documents of `text` (a stream, or a piece of one `lines_before` lines into its file)
@@ -253,7 +253,7 @@ impl<'a> Reader<'a> {
             };
             let key = self.scalar(line, at)?;
             let colon = skip_spaces(self.bytes, key.end, line.end);
-            if !is_key_indicator(self.bytes, colon, line.end) || key.end - at > MAX_KEY {
+            if !is_key_indicator(self.bytes, colon, line.end) || colon - at >= MAX_KEY {
                 return None;
             }
             if key.plain && key.text == "<<" {
@@ -704,6 +704,24 @@ mod tests {
             }
         }
         assert!(printable_ascii(b" ~\n"));
+    }
+
+    #[test]
+    fn keys_near_the_implicit_key_limit_read_as_the_event_parser_reads_them() {
+        for n in 1018..1030 {
+            let plain = "k".repeat(n);
+            let quoted = format!("\"{}\"", "q".repeat(n));
+            for key in [plain, quoted] {
+                for text in [
+                    format!("{key}: v\n"),
+                    format!("{key} : v\n"),
+                    format!("- {key}: v\n"),
+                ] {
+                    // Taken or not, never read otherwise than the event parser reads it.
+                    agrees(&text);
+                }
+            }
+        }
     }
 
     #[test]
