@@ -487,6 +487,18 @@ fn skip_spaces(bytes: &[u8], mut at: usize, end: usize) -> usize {
     at
 }
 
+/// A quoted scalar's text: what escapes made of it so far (`owned`, if any), then
+/// `text[from..to]`.
+fn unquoted(owned: Option<String>, text: &str, from: usize, to: usize) -> Cow<'_, str> {
+    match owned {
+        Some(mut s) => {
+            s.push_str(&text[from..to]);
+            Cow::Owned(s)
+        }
+        None => Cow::Borrowed(&text[from..to]),
+    }
+}
+
 /// A single-quoted scalar's text from `at` (after the quote), and where the text after the
 /// closing quote starts; `None` when it does not close on the line.
 fn single_quoted(text: &str, at: usize, end: usize) -> Option<(Cow<'_, str>, usize)> {
@@ -504,14 +516,7 @@ fn single_quoted(text: &str, at: usize, end: usize) -> Option<(Cow<'_, str>, usi
                 from = i;
                 continue;
             }
-            let text = match owned {
-                Some(mut s) => {
-                    s.push_str(&text[from..i]);
-                    Cow::Owned(s)
-                }
-                None => Cow::Borrowed(&text[from..i]),
-            };
-            return Some((text, i + 1));
+            return Some((unquoted(owned, text, from, i), i + 1));
         }
         i += 1;
     }
@@ -528,16 +533,7 @@ fn double_quoted(text: &str, at: usize, end: usize) -> Option<(Cow<'_, str>, usi
     let mut i = at;
     while i < end {
         match bytes[i] {
-            b'"' => {
-                let text = match owned {
-                    Some(mut s) => {
-                        s.push_str(&text[from..i]);
-                        Cow::Owned(s)
-                    }
-                    None => Cow::Borrowed(&text[from..i]),
-                };
-                return Some((text, i + 1));
-            }
+            b'"' => return Some((unquoted(owned, text, from, i), i + 1)),
             b'\\' => {
                 let c = match bytes.get(i + 1)? {
                     b'\\' => '\\',
