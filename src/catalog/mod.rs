@@ -311,8 +311,8 @@ pub(crate) fn build(
 }
 
 /// Reads one object into its catalog entry, with its diagnostics; returns the object too
-/// when it is a consumed OME resource. Unless `keep_consumed`, that object is not kept, and
-/// a runtime's view takes its spec's tree instead of a copy.
+/// when it is a consumed OME resource, which the caller keeps only when `keep_consumed`.
+/// Otherwise a runtime's view takes its spec's tree out of the object instead of a copy.
 fn read_entry(
     mut obj: Object,
     default_namespace: &str,
