@@ -619,6 +619,10 @@ mod tests {
             "a: # c\n  b: 1\n",
             "a:   # c\n- x\n",
             "a:\n    b: 1\n    c:\n    - d\ne: []\n",
+            "-   a: 1\n    b: 2\n-  c\n",
+            "a:\n  -   x: 1\n      y:\n      - z\n  - w\n",
+            "- a:\n    b: 1\n  c: 2\n",
+            "k: v   # trailing\n\n\n# end\n",
         ];
         let left: Vec<&str> = cases.into_iter().filter(|case| !agrees(case)).collect();
         assert!(left.is_empty(), "left to the event parser: {left:?}");
