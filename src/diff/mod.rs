@@ -10,7 +10,6 @@
 
 pub(crate) mod format;
 pub(crate) mod impact;
-
 pub(crate) mod normalise;
 
 use crate::catalog::ResourceId;

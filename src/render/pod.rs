@@ -427,9 +427,8 @@ fn append_env_if_absent(container: &mut Map, name: &str, value: &str, at: Pos) {
     }
 }
 
-/// Sets an env var's `value`, or appends the var. A var that takes its value from
-/// `valueFrom` can't also have a `value`: that is an error.
-/// Sets `name=value` on the first variable of that name, or appends it.
+/// Sets `name=value` on the first variable of that name, or appends it. A variable that
+/// takes its value from `valueFrom` can't also have a `value`: that is an error.
 fn set_env(container: &mut Map, name: &str, value: &str) -> Result<(), (String, Pos)> {
     let overrides = [(name.to_string(), value.to_string())];
     match set_envs(container, &overrides).pop() {
