@@ -42,7 +42,8 @@ pub(crate) struct SupportedFormat {
     pub(crate) model_framework: Option<FormatRef>,
     pub(crate) architecture: Option<String>,
     pub(crate) quantization: Option<String>,
-    pub(crate) diffusion: Option<DiffusionPipeline>,
+    /// Boxed: most entries have none, and inline it would double the entry's size.
+    pub(crate) diffusion: Option<Box<DiffusionPipeline>>,
     pub(crate) auto_select: Option<bool>,
     pub(crate) priority: Option<i64>,
     /// `acceleratorConfig`, by class name, in key order.
@@ -275,7 +276,7 @@ fn read_format(r: &mut Reader<'_>, entry: &Node, path: &str) -> SupportedFormat 
         model_framework: FormatRef::read(r, entry, "modelFramework", path),
         architecture: r.str(entry, "modelArchitecture", path),
         quantization: r.str(entry, "quantization", path),
-        diffusion: DiffusionPipeline::read(r, entry, path),
+        diffusion: DiffusionPipeline::read(r, entry, path).map(Box::new),
         auto_select: r.bool(entry, "autoSelect", path),
         priority: r.int(entry, "priority", path),
         accelerator_config,

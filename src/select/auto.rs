@@ -14,7 +14,8 @@
 //! that matches the model, and an entry matches only when its format name, framework name,
 //! architecture and quantization equal the model's (a value only one side sets doesn't
 //! match). So the index keeps, per namespace and per [`MatchKey`] (those four values), the
-//! runtimes with such an entry. [`RuntimeIndex::select`] evaluates only those: selecting for
+//! runtimes with such an entry, leaving out those never auto-selected (disabled, or without an
+//! `autoSelect: true` entry). [`RuntimeIndex::select`] evaluates only those: selecting for
 //! 10,000 InferenceServices over 1,000 runtimes costs what their candidates cost (versions,
 //! size ranges, classes and modes are then checked per candidate), not 10⁷ evaluations. Only
 //! when that finds no winner does it evaluate every runtime the namespace can see, because
@@ -32,6 +33,7 @@ use super::scorer::{best_entry, runtime_score};
 use super::size;
 use crate::model::{BaseModel, DeploymentMode, RuntimeSpec, Scope, SupportedFormat};
 use crate::yaml::Pos;
+use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -216,10 +218,12 @@ pub(crate) struct RuntimeIndex<'a> {
     /// The ServingRuntimes of each namespace, as a range of `runtimes`.
     namespaces: BTreeMap<&'a str, Range<usize>>,
     cluster: Range<usize>,
-    /// Namespace → match key → the ServingRuntimes with an entry of that key, by name.
-    namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<usize>>>,
-    /// Match key → the ClusterServingRuntimes with an entry of that key, by name.
-    cluster_by_key: BTreeMap<MatchKey, Vec<usize>>,
+    /// Namespace → match key → the ServingRuntimes with an entry of that key, by name; only
+    /// those that can be auto-selected (enabled, with an `autoSelect: true` entry).
+    namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<Filed>>>,
+    /// Match key → the ClusterServingRuntimes with an entry of that key, by name; only those
+    /// that can be auto-selected.
+    cluster_by_key: BTreeMap<MatchKey, Vec<Filed>>,
     /// The best selectable ClusterServingRuntime of each [`ClusterQuery`], once computed: a
     /// model serves many InferenceServices, and the ClusterServingRuntimes they choose from
     /// do not depend on their namespace.
@@ -228,6 +232,35 @@ pub(crate) struct RuntimeIndex<'a> {
     /// it checks every visible runtime, and the InferenceServices of a model that nothing
     /// supports would each repeat that.
     no_runtime: Mutex<HashMap<(String, ClusterQuery), NoRuntimeFound>>,
+}
+
+/// A runtime filed under a match key: its place in [`RuntimeIndex::runtimes`], with the
+/// bounds of its size range parsed (`None` where there is no bound).
+#[derive(Clone, Copy, Debug)]
+struct Filed {
+    index: usize,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl Filed {
+    fn of(index: usize, spec: &RuntimeSpec) -> Filed {
+        let bound = |b: Option<&String>| b.map(|b| size::parse_size(b));
+        let range = spec.size_range.as_ref();
+        Filed {
+            index,
+            min: range.and_then(|r| bound(r.min.as_ref())),
+            max: range.and_then(|r| bound(r.max.as_ref())),
+        }
+    }
+
+    /// [`size::in_range`] on the parsed bounds: whether a model of `size` parameters passes
+    /// the runtime's size check.
+    fn admits(&self, size: f64) -> bool {
+        let below = self.min.is_some_and(|min| size < min);
+        let above = self.max.is_some_and(|max| size > max);
+        !below && !above
+    }
 }
 
 /// What the choice among ClusterServingRuntimes depends on: the model (by its address in
@@ -281,10 +314,29 @@ impl<'a> RuntimeIndex<'a> {
 
         let mut namespaces: BTreeMap<&'a str, Range<usize>> = BTreeMap::new();
         let mut cluster = runtimes.len()..runtimes.len();
-        let mut namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<usize>>> =
+        let mut namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<Filed>>> =
             BTreeMap::new();
-        let mut cluster_by_key: BTreeMap<MatchKey, Vec<usize>> = BTreeMap::new();
-        for (i, runtime) in runtimes.iter().enumerate() {
+        let mut cluster_by_key: BTreeMap<MatchKey, Vec<Filed>> = BTreeMap::new();
+        // Only a runtime that can be auto-selected is a candidate ([`ranked`]). Its keys are
+        // made in parallel, then filed in runtime order.
+        let keys: Vec<Vec<MatchKey>> = runtimes
+            .par_iter()
+            .map(|runtime| {
+                if runtime.spec.disabled || !has_auto_select_entry(runtime.spec) {
+                    return Vec::new();
+                }
+                let mut keys: Vec<MatchKey> = runtime
+                    .spec
+                    .formats
+                    .iter()
+                    .filter_map(MatchKey::of_entry)
+                    .collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            })
+            .collect();
+        for (i, (runtime, keys)) in runtimes.iter().zip(keys).enumerate() {
             let by_key = match runtime.scope {
                 Scope::Namespaced => {
                     namespaces
@@ -298,16 +350,9 @@ impl<'a> RuntimeIndex<'a> {
                     &mut cluster_by_key
                 }
             };
-            let mut keys: Vec<MatchKey> = runtime
-                .spec
-                .formats
-                .iter()
-                .filter_map(MatchKey::of_entry)
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
+            let filed = Filed::of(i, runtime.spec);
             for key in keys {
-                by_key.entry(key).or_default().push(i);
+                by_key.entry(key).or_default().push(filed);
             }
         }
         RuntimeIndex {
@@ -332,7 +377,7 @@ impl<'a> RuntimeIndex<'a> {
 
     /// The ServingRuntimes of `namespace` and the ClusterServingRuntimes with an entry that
     /// can match `key`, each in the order of [`Self::visible`].
-    fn candidates(&self, namespace: &str, key: &MatchKey) -> (&[usize], &[usize]) {
+    fn candidates(&self, namespace: &str, key: &MatchKey) -> (&[Filed], &[Filed]) {
         let own = self
             .namespaced_by_key
             .get(namespace)
@@ -342,11 +387,15 @@ impl<'a> RuntimeIndex<'a> {
         (own, cluster)
     }
 
-    /// The best of the selectable runtimes among `indices`, all of one scope.
-    fn best(&self, indices: &[usize], model: &BaseModel, request: &Request) -> Option<Ranked<'a>> {
-        let selectable = indices
+    /// The best of the selectable runtimes among `filed`, all of one scope. Those whose size
+    /// range leaves the model out are passed over without reading the runtime: a key's
+    /// runtimes differ mostly in size.
+    fn best(&self, filed: &[Filed], model: &BaseModel, request: &Request) -> Option<Ranked<'a>> {
+        let size = model.parameter_size.as_deref().map(size::parse_size);
+        let selectable = filed
             .iter()
-            .filter_map(|&i| ranked(&self.runtimes[i], model, request))
+            .filter(|f| size.is_none_or(|size| f.admits(size)))
+            .filter_map(|f| ranked(&self.runtimes[f.index], model, request))
             .collect();
         rank(selectable).into_iter().next()
     }
@@ -651,6 +700,85 @@ mod tests {
     use crate::select::testutil::{
         Runtimes, isvc, model, named_model, r10_model, r10_runtimes, runtimes,
     };
+
+    /// The index files a runtime's size bounds parsed; its check must agree with
+    /// `size::in_range` on every size and bound, the unparseable and the infinite included.
+    #[test]
+    fn filed_bounds_agree_with_the_size_check() {
+        let texts = [
+            "1B", "7B", "7.5B", "70B", "1.5T", "13M", "1e3", "0", "-1B", "inf", "-inf", "NaN",
+            "junk", "", "4b", "+Inf",
+        ];
+        let bounds: Vec<Option<&str>> = std::iter::once(None).chain(texts.map(Some)).collect();
+        for min in &bounds {
+            for max in &bounds {
+                let field = |b: &Option<&str>| b.map_or(String::new(), |b| format!("{b:?}"));
+                let range = match (min, max) {
+                    (None, None) => "{}".to_string(),
+                    (Some(_), None) => format!("{{min: {}}}", field(min)),
+                    (None, Some(_)) => format!("{{max: {}}}", field(max)),
+                    (Some(_), Some(_)) => format!("{{min: {}, max: {}}}", field(min), field(max)),
+                };
+                let spec =
+                    crate::select::testutil::runtime_spec(&format!("{{modelSizeRange: {range}}}"));
+                let filed = Filed::of(0, &spec);
+                let range = spec.size_range.as_ref().expect("a range");
+                for size in texts {
+                    assert_eq!(
+                        filed.admits(size::parse_size(size)),
+                        size::in_range(size, range),
+                        "size {size:?} in {range:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Disabled runtimes and runtimes without an `autoSelect: true` entry are never
+    /// auto-selected, so the index files only the others; the choice is the one a scan of
+    /// every runtime makes.
+    #[test]
+    fn the_index_files_only_runtimes_that_can_be_auto_selected() {
+        let entry = "{modelFormat: {name: safetensors}, modelFramework: {name: transformers}";
+        let fixture = runtimes(
+            "default",
+            &[
+                (
+                    "CL/a-disabled",
+                    &format!(
+                        "{{disabled: true, supportedModelFormats: [{entry}, autoSelect: true, priority: 9}}]}}"
+                    ),
+                ),
+                (
+                    "CL/b-named-only",
+                    &format!("{{supportedModelFormats: [{entry}, priority: 9}}]}}"),
+                ),
+                (
+                    "CL/c-auto",
+                    &format!("{{supportedModelFormats: [{entry}, autoSelect: true}}]}}"),
+                ),
+                (
+                    "NS/d-disabled",
+                    &format!(
+                        "{{disabled: true, supportedModelFormats: [{entry}, autoSelect: true}}]}}"
+                    ),
+                ),
+            ],
+        );
+        let index = fixture.index();
+        let filed: Vec<&str> = index
+            .cluster_by_key
+            .values()
+            .chain(index.namespaced_by_key.values().flat_map(BTreeMap::values))
+            .flatten()
+            .map(|f| index.runtimes[f.index].name)
+            .collect();
+        assert_eq!(filed, ["c-auto"]);
+        let m = model("{modelFormat: {name: safetensors}, modelFramework: {name: transformers}}");
+        let r = Request::for_namespace("default");
+        assert_eq!(pick(&index, &m, &r), Ok("c-auto"));
+        assert_eq!(ranking(&index, &m, &r), [("c-auto", 2)]);
+    }
 
     fn pick<'a>(index: &RuntimeIndex<'a>, m: &BaseModel, r: &Request) -> Result<&'a str, String> {
         index

@@ -170,7 +170,7 @@ pub(crate) fn has_auto_select_entry(spec: &RuntimeSpec) -> bool {
 /// Does entry `entry` support `model`? Diffusion pipeline, architecture, quantization,
 /// format (name and version with the entry's operator), framework.
 pub(crate) fn entry_matches(entry: &SupportedFormat, model: &BaseModel) -> bool {
-    if diffusion_mismatch(model.diffusion.as_ref(), entry.diffusion.as_ref()).is_some()
+    if diffusion_mismatch(model.diffusion.as_ref(), entry.diffusion.as_deref()).is_some()
         || model.architecture != entry.architecture
         || model.quantization != entry.quantization
     {
@@ -227,7 +227,7 @@ pub(crate) fn model_format(model: &BaseModel) -> &FormatRef {
 /// with `, `, or `unknown mismatch`.
 pub(crate) fn mismatch_reason(entry: &SupportedFormat, model: &BaseModel) -> String {
     let mut reasons = Vec::new();
-    if let Some(reason) = diffusion_mismatch(model.diffusion.as_ref(), entry.diffusion.as_ref()) {
+    if let Some(reason) = diffusion_mismatch(model.diffusion.as_ref(), entry.diffusion.as_deref()) {
         reasons.push(reason);
     }
     reasons.extend(one_sided_reason(
