@@ -80,13 +80,30 @@ fn bytes_limit(file: u32, message: String, limit: &str) -> Diagnostic {
 enum Read {
     /// Standard input, read before.
     Stdin,
-    Bytes(Vec<u8>),
+    /// Read by a thread, which also checked it is UTF-8 and moved it into its shared text.
+    Text(Decoded),
     /// The file's size passes `file-bytes`.
     TooLarge,
     /// Not read yet: the files read so far (in whatever order the threads took them) may have
     /// spent the `total-bytes` budget. Read afterwards if the files before it leave room.
     Deferred(std::fs::File, u64),
     Failed(String),
+}
+
+/// A file's bytes, as the text the sources and the parser share, or `None` when they are
+/// not UTF-8; `len` is how many bytes were read.
+struct Decoded {
+    len: u64,
+    text: Option<Arc<str>>,
+}
+
+impl Decoded {
+    fn of(bytes: Vec<u8>) -> Decoded {
+        Decoded {
+            len: bytes.len() as u64,
+            text: String::from_utf8(bytes).ok().map(Arc::from),
+        }
+    }
 }
 
 /// Opens a file named by the walk or the command line, refusing anything that is not a
@@ -217,7 +234,7 @@ fn load_discovered(
                             Read::Deferred(file, size)
                         } else {
                             match read_all(file, size, limits.file_bytes) {
-                                Ok(bytes) => Read::Bytes(bytes),
+                                Ok(bytes) => Read::Text(Decoded::of(bytes)),
                                 Err(e) => Read::Failed(e),
                             }
                         }
@@ -239,13 +256,13 @@ fn load_discovered(
     let mut files = Vec::with_capacity(read.len());
     let mut total: u64 = 0;
     for (id, input, read) in read {
-        // The size the input counts for, and its bytes if a thread read them.
-        let (size, bytes) = match read {
+        // The size the input counts for, and its text if a thread read it.
+        let (size, decoded) = match read {
             Read::Stdin => {
-                let bytes = stdin_bytes.take().unwrap_or_default();
-                (bytes.len() as u64, Ok(bytes))
+                let decoded = Decoded::of(stdin_bytes.take().unwrap_or_default());
+                (decoded.len, Ok(decoded))
             }
-            Read::Bytes(bytes) => (bytes.len() as u64, Ok(bytes)),
+            Read::Text(decoded) => (decoded.len, Ok(decoded)),
             Read::Deferred(file, size) => (size, Err(file)),
             Read::TooLarge => {
                 diags.push(too_large(id));
@@ -272,22 +289,22 @@ fn load_discovered(
             break;
         }
         total += size;
-        let bytes = match bytes {
-            Ok(bytes) => bytes,
+        let decoded = match decoded {
+            Ok(decoded) => decoded,
             Err(file) => read_all(file, size, limits.file_bytes)
+                .map(Decoded::of)
                 .map_err(|e| LoadError(format!("cannot read {}: {e}", input.display)))?,
         };
-        if bytes.len() as u64 > limits.file_bytes {
+        if decoded.len > limits.file_bytes {
             diags.push(too_large(id));
             continue;
         }
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                let text: Arc<str> = Arc::from(text);
+        match decoded.text {
+            Some(text) => {
                 sources.set_text(id, text.clone());
                 files.push((id, input, text));
             }
-            Err(_) => {
+            None => {
                 diags.push(
                     Diagnostic::error(
                         Code::NotUtf8,
@@ -371,6 +388,9 @@ fn parse_files(
         diags,
         ..Loaded::default()
     };
+    loaded
+        .objects
+        .reserve(parsed.iter().map(|f| f.objects.len()).sum());
     let mut documents: usize = 0;
     let mut documents_exceeded = false;
     for file in parsed {

@@ -18,6 +18,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::modelmeta::{self, MODEL_CONFIG_ANNOTATION, ModelMetadata};
 use crate::source::Sources;
 use crate::yaml::{Node, Pos};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -103,7 +104,7 @@ pub(super) fn follow(loaded: &mut Loaded, origins: &[(u32, Option<PathBuf>)], pa
         model_configs,
         ..
     } = loaded;
-    if !objects.iter().any(|o| annotation(o).is_some()) {
+    if !objects.par_iter().any(|o| annotation(o).is_some()) {
         return;
     }
     let default = [PathBuf::from(".")];
