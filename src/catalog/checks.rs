@@ -30,18 +30,27 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 type KeyHasher = BuildHasherDefault<DefaultHasher>;
 
 pub(crate) fn check_runtimes(catalog: &Catalog) -> Vec<Diagnostic> {
-    let mut diags = Vec::new();
-    let mut suggestions = SUGGESTIONS;
-    for runtime in catalog
+    let enabled: Vec<&Runtime> = catalog
         .runtimes
         .values()
         .chain(catalog.cluster_runtimes.values())
-    {
-        if runtime.spec.disabled {
-            continue;
-        }
-        unknown_classes(runtime, catalog, &mut diags);
-        priorities(runtime, &mut diags);
+        .filter(|r| !r.spec.disabled)
+        .collect();
+    // The rules of one runtime run in parallel; the acceleratorConfig keys then in runtime
+    // order, since suggestions are counted across runtimes.
+    let own: Vec<Vec<Diagnostic>> = enabled
+        .par_iter()
+        .map(|runtime| {
+            let mut d = Vec::new();
+            unknown_classes(runtime, catalog, &mut d);
+            priorities(runtime, &mut d);
+            d
+        })
+        .collect();
+    let mut diags = Vec::new();
+    let mut suggestions = SUGGESTIONS;
+    for (runtime, d) in enabled.iter().zip(own) {
+        diags.extend(d);
         config_keys(runtime, catalog, &mut suggestions, &mut diags);
     }
     same_priorities(catalog, &mut diags);
@@ -345,6 +354,14 @@ fn config_keys(
     suggestions: &mut usize,
     diags: &mut Vec<Diagnostic>,
 ) {
+    if runtime
+        .spec
+        .formats
+        .iter()
+        .all(|e| e.accelerator_config.is_empty())
+    {
+        return;
+    }
     let listed: HashSet<&str> = runtime
         .spec
         .accelerator_classes

@@ -84,7 +84,11 @@ pub(crate) fn is_cluster_scoped(kind: &str) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
     /// InferenceServices, sorted by lookup namespace and name.
-    pub(crate) inference_services: Vec<InferenceService>,
+    #[expect(
+        clippy::vec_box,
+        reason = "a view is over a kilobyte: sorting and moving them moves pointers (BENCHMARKS.md)"
+    )]
+    pub(crate) inference_services: Vec<Box<InferenceService>>,
     /// BaseModels by (namespace, name).
     pub(crate) models: BTreeMap<(String, String), BaseModel>,
     pub(crate) cluster_models: BTreeMap<String, BaseModel>,
@@ -299,7 +303,7 @@ pub(crate) fn build(
             Entry::Class(c) => {
                 catalog.accelerator_classes.insert(c.name.clone(), *c);
             }
-            Entry::InferenceService(isvc) => catalog.inference_services.push(*isvc),
+            Entry::InferenceService(isvc) => catalog.inference_services.push(isvc),
             Entry::Refused => {}
         }
         catalog.consumed.extend(consumed);

@@ -322,6 +322,7 @@ pub(crate) fn runtime_tree<'a>(
     let isvcs: Vec<&InferenceService> = catalog
         .inference_services
         .iter()
+        .map(|i| &**i)
         .filter(|i| in_scope(&i.lookup_namespace))
         .collect();
     for isvc in &isvcs {
