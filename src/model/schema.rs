@@ -6,6 +6,7 @@ use super::component::Role;
 use super::fields::join;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, suggest};
 use crate::yaml::Node;
+use std::sync::LazyLock;
 
 /// The pod-spec fields a component (and a leader or worker) inlines: core/v1 PodSpec.
 pub(crate) const POD_FIELDS: &[&str] = &[
@@ -199,16 +200,67 @@ struct Checker<'a> {
     skipped: &'a [&'a str],
 }
 
+/// Whether `key` is one of `known`. Most keys differ from most names in length or first
+/// byte, so those are compared before the bytes.
+fn listed(known: &[&str], key: &str) -> bool {
+    let first = key.as_bytes().first();
+    known
+        .iter()
+        .any(|k| k.len() == key.len() && k.as_bytes().first() == first && *k == key)
+}
+
+/// The fields a component of each role may hold, built once: the pod's and OME's own, less
+/// the multi-node and accelerator fields for the router, less `config` for the others.
+static COMPONENT_KNOWN: LazyLock<[Vec<&'static str>; 2]> = LazyLock::new(|| {
+    let fields = |router: bool| {
+        POD_FIELDS
+            .iter()
+            .chain(COMPONENT_FIELDS)
+            .copied()
+            .filter(|k| {
+                if router {
+                    !matches!(
+                        *k,
+                        "leader"
+                            | "worker"
+                            | "topologyKey"
+                            | "topologySpread"
+                            | "topologySpreadKey"
+                            | "acceleratorOverride"
+                    )
+                } else {
+                    *k != "config"
+                }
+            })
+            .collect()
+    };
+    [fields(false), fields(true)]
+});
+
+/// The fields of a leader and of a worker: the pod's, the runner, and the worker's `size`.
+static PART_KNOWN: LazyLock<[Vec<&'static str>; 2]> = LazyLock::new(|| {
+    let fields = |extra: &[&'static str]| {
+        POD_FIELDS
+            .iter()
+            .chain(extra)
+            .copied()
+            .collect::<Vec<&str>>()
+    };
+    [fields(&["runner"]), fields(&["runner", "size"])]
+});
+
 impl Checker<'_> {
-    fn keys(&mut self, node: Option<&Node>, path: &str, known: &[&str]) {
+    /// Warns of each key of `node` that is not `known`; `path` makes the map's field path,
+    /// only when there is something to report.
+    fn keys(&mut self, node: Option<&Node>, path: impl Fn() -> String, known: &[&str]) {
         let Some(map) = node.and_then(Node::as_map) else {
             return;
         };
         for (key, value) in map.iter() {
-            if known.contains(&key) || self.skipped.contains(&key) {
+            if listed(known, key) || listed(self.skipped, key) {
                 continue;
             }
-            let field = join(path, key);
+            let field = join(&path(), key);
             let diag = match REMOVED_FIELDS.iter().find(|(k, _)| *k == key) {
                 Some((_, help)) => Diagnostic::warning(
                     Code::Migration,
@@ -233,53 +285,31 @@ impl Checker<'_> {
         }
     }
 
-    fn component(&mut self, node: Option<&Node>, path: &str, role: Role, isvc: bool) {
+    fn component(&mut self, node: &Node, path: &str, role: Role, isvc: bool) {
         let router = role == Role::Router;
-        let known: Vec<&str> = POD_FIELDS
-            .iter()
-            .chain(COMPONENT_FIELDS)
-            .copied()
-            .filter(|k| {
-                if router {
-                    !matches!(
-                        *k,
-                        "leader"
-                            | "worker"
-                            | "topologyKey"
-                            | "topologySpread"
-                            | "topologySpreadKey"
-                            | "acceleratorOverride"
-                    )
-                } else {
-                    *k != "config"
-                }
-            })
-            .collect();
         if isvc {
             self.skipped = REJECTED_COMPONENT_FIELDS;
         }
-        self.keys(node, path, &known);
+        self.keys(
+            Some(node),
+            || path.to_string(),
+            &COMPONENT_KNOWN[usize::from(router)],
+        );
         self.skipped = &[];
-        let Some(node) = node else { return };
-        self.keys(node.get("runner"), &join(path, "runner"), CONTAINER);
+        self.keys(node.get("runner"), || join(path, "runner"), CONTAINER);
         if !router {
-            for part in ["leader", "worker"] {
-                let part_path = join(path, part);
-                let mut part_fields: Vec<&str> = POD_FIELDS.to_vec();
-                part_fields.push("runner");
-                if part == "worker" {
-                    part_fields.push("size");
-                }
-                self.keys(node.get(part), &part_path, &part_fields);
+            for (part, known) in ["leader", "worker"].into_iter().zip(&*PART_KNOWN) {
+                let part_node = node.get(part);
+                self.keys(part_node, || join(path, part), known);
                 self.keys(
-                    node.at(&[part, "runner"]),
-                    &join(&part_path, "runner"),
+                    part_node.and_then(|n| n.get("runner")),
+                    || join(&join(path, part), "runner"),
                     CONTAINER,
                 );
             }
             self.keys(
                 node.get("acceleratorOverride"),
-                &join(path, "acceleratorOverride"),
+                || join(path, "acceleratorOverride"),
                 ACCELERATOR_SELECTOR,
             );
         }
@@ -294,18 +324,24 @@ pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Di
         skipped: &[],
     };
     let spec = root.get("spec");
-    c.keys(spec, "spec", ISVC_SPEC);
+    c.keys(spec, || "spec".to_string(), ISVC_SPEC);
     if let Some(spec) = spec {
-        c.keys(spec.get("model"), "spec.model", MODEL_REF);
-        c.keys(spec.get("runtime"), "spec.runtime", RUNTIME_REF);
+        c.keys(spec.get("model"), || "spec.model".to_string(), MODEL_REF);
+        c.keys(
+            spec.get("runtime"),
+            || "spec.runtime".to_string(),
+            RUNTIME_REF,
+        );
         c.keys(
             spec.get("acceleratorSelector"),
-            "spec.acceleratorSelector",
+            || "spec.acceleratorSelector".to_string(),
             ACCELERATOR_SELECTOR,
         );
         for role in Role::ALL {
             let key = role.as_str();
-            c.component(spec.get(key), &join("spec", key), role, true);
+            if let Some(component) = spec.get(key) {
+                c.component(component, &join("spec", key), role, true);
+            }
         }
     }
     c.diags
@@ -319,7 +355,7 @@ pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> 
         skipped: &[],
     };
     let spec = root.get("spec");
-    c.keys(spec, "spec", RUNTIME_SPEC);
+    c.keys(spec, || "spec".to_string(), RUNTIME_SPEC);
     if let Some(spec) = spec {
         for (i, entry) in spec
             .get("supportedModelFormats")
@@ -330,13 +366,15 @@ pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> 
         {
             c.keys(
                 Some(entry),
-                &format!("spec.supportedModelFormats[{i}]"),
+                || format!("spec.supportedModelFormats[{i}]"),
                 SUPPORTED_FORMAT,
             );
         }
         for role in Role::ALL {
             let key = role.config_key();
-            c.component(spec.get(key), &join("spec", key), role, false);
+            if let Some(config) = spec.get(key) {
+                c.component(config, &join("spec", key), role, false);
+            }
         }
     }
     c.diags

@@ -173,7 +173,8 @@ fn check_container(f: &mut Findings<'_>, container: &Node, path: &str) {
             let Some(list) = present(resources, key).and_then(Node::as_map) else {
                 continue;
             };
-            for (name, value) in list.iter() {
+            // The path is made only for a value to report.
+            for (name, value) in list.iter().filter(|(_, v)| !is_valid_quantity(v)) {
                 quantity(f, value, &format!("{path}.resources.{key}.{name}"));
             }
         }
@@ -272,6 +273,15 @@ fn port_name_problems(name: &str) -> Vec<&'static str> {
 /// A resource quantity of the CRD schema: an integer or a string matching
 /// [`QUANTITY_PATTERN`] (`x-kubernetes-int-or-string`); a YAML float such as `0.5` is a JSON
 /// number, which the schema refuses.
+/// Whether [`quantity`] finds nothing to report in `node`.
+fn is_valid_quantity(node: &Node) -> bool {
+    match &node.value {
+        Value::Int(_) | Value::Null => true,
+        Value::Str(s) => is_quantity(s),
+        _ => false,
+    }
+}
+
 fn quantity(f: &mut Findings<'_>, node: &Node, path: &str) {
     match &node.value {
         Value::Int(_) | Value::Null => {}
