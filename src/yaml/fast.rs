@@ -265,7 +265,6 @@ impl<'a> Reader<'a> {
                 Value::Str(s) => s,
                 other => key_text(&other)?,
             };
-            let value = self.value(line, colon + 1, indent, depth)?;
             let count = self.entries.len() - base;
             let duplicate = match &mut hashes {
                 // Two keys of one hash: the event parser decides whether they are the same.
@@ -275,11 +274,15 @@ impl<'a> Reader<'a> {
             if count >= self.limits.keys || duplicate {
                 return None;
             }
-            self.entries.push((name, Node::new(value, key_pos)));
+            // The entry takes its place before its value is read (a nested collection's
+            // entries go above it, and leave before it is filled in).
+            self.entries.push((name, Node::new(Value::Null, key_pos)));
             if hashes.is_none() && count + 1 >= HASHED_FROM {
                 let keys = self.entries[base..].iter();
                 hashes = Some(keys.map(|(k, _)| self.hasher.hash_one(k)).collect());
             }
+            let slot = self.entries.len() - 1;
+            self.entries[slot].1.value = self.value(line, colon + 1, indent, depth)?;
         }
         let map = Map::from_unique(self.entries.drain(base..).collect());
         Some(Node::new(Value::Map(map), pos?))

@@ -117,7 +117,14 @@ impl Map {
     fn position(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(key).copied(),
-            None => self.entries.iter().position(|(k, _)| k == key),
+            // Keys of one length mostly differ in their first byte: comparing it first
+            // spares most of the byte comparisons.
+            None => {
+                let first = key.as_bytes().first();
+                self.entries
+                    .iter()
+                    .position(|(k, _)| k.as_bytes().first() == first && k == key)
+            }
         }
     }
 
