@@ -8,6 +8,7 @@ use super::limits::Limits;
 use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
@@ -238,7 +239,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
         };
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk(&real, &mut found, &mut diags)?;
+            walk(&real, 0, &mut found, &mut diags)?;
             for file in found {
                 let rel = file.strip_prefix(&real).unwrap_or(&file).to_path_buf();
                 // As written: the walked path itself, unless the path is relocated.
@@ -304,13 +305,36 @@ fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<
 /// render replaces it safely and a walk never reads it back as input.
 pub(crate) const OUTPUT_MARKER: &str = ".ome-render-output";
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Result<(), LoadError> {
+/// What one directory entry adds to a walk, in the entry's place.
+enum Found {
+    File(PathBuf),
+    Note(Diagnostic),
+    Dir(PathBuf),
+    Failed(LoadError),
+}
+
+/// Subdirectories this many levels below a root are walked in parallel; deeper ones one
+/// after the other, on the thread that found them, so a hostile tree thousands of levels
+/// deep costs stack as it did before.
+const PARALLEL_LEVELS: usize = 3;
+
+/// The input files under `dir` in walk order (entries sorted by name, depth first), with
+/// notes on what was skipped. The first [`PARALLEL_LEVELS`] levels of subdirectories are
+/// walked in parallel and their findings put back in their place, so the result, and the
+/// first error in walk order, never depend on the threads.
+fn walk(
+    dir: &Path,
+    level: usize,
+    out: &mut Vec<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<(), LoadError> {
     let read = std::fs::read_dir(dir)
         .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
     let mut entries = read
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| LoadError(format!("cannot read {}: {e}", display(dir))))?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
+    entries.sort_by_cached_key(std::fs::DirEntry::file_name);
+    let mut found = Vec::with_capacity(entries.len());
     for entry in entries {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -318,40 +342,87 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) -> Resu
             continue;
         }
         let path = entry.path();
-        let kind = entry
-            .file_type()
-            .map_err(|e| LoadError(format!("cannot read {}: {e}", display(&path))))?;
+        let kind = match entry.file_type() {
+            Ok(kind) => kind,
+            Err(e) => {
+                found.push(Found::Failed(LoadError(format!(
+                    "cannot read {}: {e}",
+                    display(&path)
+                ))));
+                break;
+            }
+        };
         if kind.is_symlink() {
             if is_input_name(&name) || path.is_dir() {
-                diags.push(Diagnostic::note(
+                found.push(Found::Note(Diagnostic::note(
                     Code::NotAnObject,
                     format!(
                         "{} is a symbolic link; skipped (links are not followed)",
                         display(&path)
                     ),
-                ));
+                )));
             }
         } else if kind.is_dir() && path.join(OUTPUT_MARKER).is_file() {
-            diags.push(Diagnostic::note(
+            found.push(Found::Note(Diagnostic::note(
                 Code::NotAnObject,
                 format!(
                     "{} is ome-render's output (it holds {OUTPUT_MARKER}); skipped",
                     display(&path)
                 ),
-            ));
+            )));
         } else if kind.is_dir() {
-            walk(&path, out, diags)?;
+            found.push(Found::Dir(path));
         } else if kind.is_file() && is_input_name(&name) {
-            out.push(path);
+            found.push(Found::File(path));
         } else if !kind.is_file() && is_input_name(&name) {
-            diags.push(Diagnostic::note(
+            found.push(Found::Note(Diagnostic::note(
                 Code::NotAnObject,
                 format!(
                     "{} is {}; skipped (only regular files are read)",
                     display(&path),
                     special_kind(kind)
                 ),
-            ));
+            )));
+        }
+    }
+    if level >= PARALLEL_LEVELS {
+        for f in found {
+            match f {
+                Found::File(path) => out.push(path),
+                Found::Note(note) => diags.push(note),
+                Found::Dir(path) => walk(&path, level + 1, out, diags)?,
+                Found::Failed(e) => return Err(e),
+            }
+        }
+        return Ok(());
+    }
+    let subdirs: Vec<&PathBuf> = found
+        .iter()
+        .filter_map(|f| match f {
+            Found::Dir(path) => Some(path),
+            _ => None,
+        })
+        .collect();
+    let mut walked = subdirs
+        .into_par_iter()
+        .map(|path| {
+            let (mut files, mut notes) = (Vec::new(), Vec::new());
+            walk(path, level + 1, &mut files, &mut notes).map(|()| (files, notes))
+        })
+        .collect::<Vec<_>>()
+        .into_iter();
+    for f in found {
+        match f {
+            Found::File(path) => out.push(path),
+            Found::Note(note) => diags.push(note),
+            Found::Dir(_) => {
+                if let Some(sub) = walked.next() {
+                    let (files, notes) = sub?;
+                    out.extend(files);
+                    diags.extend(notes);
+                }
+            }
+            Found::Failed(e) => return Err(e),
         }
     }
     Ok(())

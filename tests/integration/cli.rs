@@ -774,3 +774,38 @@ fn limits_are_set_with_limit_flags() {
         assert_eq!(out.stdout, "");
     }
 }
+
+/// The walk takes entries in name order, depth first, whatever the threads do (the upper
+/// levels are walked in parallel): of three definitions of one object, the first is the one
+/// deepest in the first directory, and the other two are reported against it.
+#[test]
+fn the_walk_order_is_by_name_and_depth_first() {
+    let dir = scratch("walk-order");
+    let object =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: twice, namespace: demo}\ndata: {a: b}\n";
+    let deep = dir.join("a/1/2/3/4");
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(deep.join("dup.yaml"), object).unwrap();
+    fs::write(dir.join("a/1/2/3/dup2.yaml"), object).unwrap();
+    fs::create_dir_all(dir.join("b/out")).unwrap();
+    fs::write(dir.join("b/dup.yaml"), object).unwrap();
+    fs::write(dir.join("b/out/.ome-render-output"), "").unwrap();
+    fs::write(dir.join("b/out/skipped.yaml"), object).unwrap();
+    std::os::unix::fs::symlink(dir.join("b"), dir.join("a/1/link")).unwrap();
+    let out = run(&["--error-format", "json", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let file = |rel: &str| format!("\"file\":\"{}\"", dir.join(rel).display());
+    let duplicates: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("is defined twice"))
+        .collect();
+    assert_eq!(duplicates.len(), 2, "{}", out.stderr);
+    for (line, at) in duplicates.iter().zip(["a/1/2/3/dup2.yaml", "b/dup.yaml"]) {
+        let (own, related) = line.split_once("\"related\"").expect("a related place");
+        assert!(own.contains(&file(at)), "{line}");
+        assert!(related.contains(&file("a/1/2/3/4/dup.yaml")), "{line}");
+    }
+    assert!(out.stderr.contains("a/1/link is a symbolic link; skipped"));
+    assert!(out.stderr.contains("b/out is ome-render's output"));
+}
