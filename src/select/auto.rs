@@ -16,8 +16,9 @@
 //! match). So the index keeps, per namespace and per [`MatchKey`] (those four values), the
 //! runtimes with such an entry, leaving out those never auto-selected (disabled, or without an
 //! `autoSelect: true` entry). [`RuntimeIndex::select`] evaluates only those: selecting for
-//! 10,000 InferenceServices over 1,000 runtimes costs what their candidates cost (versions,
-//! size ranges, classes and modes are then checked per candidate), not 10⁷ evaluations. Only
+//! 10,000 InferenceServices over 1,000 runtimes costs what their candidates cost (size ranges,
+//! from bounds parsed when the index is built, then versions, classes and modes are checked
+//! per candidate), not 10⁷ evaluations. Only
 //! when that finds no winner does it evaluate every runtime the namespace can see, because
 //! the error counts them all and lists why each incompatible one was excluded.
 //!

@@ -270,9 +270,6 @@ fn port_name_problems(name: &str) -> Vec<&'static str> {
     out
 }
 
-/// A resource quantity of the CRD schema: an integer or a string matching
-/// [`QUANTITY_PATTERN`] (`x-kubernetes-int-or-string`); a YAML float such as `0.5` is a JSON
-/// number, which the schema refuses.
 /// Whether [`quantity`] finds nothing to report in `node`.
 fn is_valid_quantity(node: &Node) -> bool {
     match &node.value {
@@ -282,6 +279,9 @@ fn is_valid_quantity(node: &Node) -> bool {
     }
 }
 
+/// A resource quantity of the CRD schema: an integer or a string matching
+/// [`QUANTITY_PATTERN`] (`x-kubernetes-int-or-string`); a YAML float such as `0.5` is a JSON
+/// number, which the schema refuses.
 fn quantity(f: &mut Findings<'_>, node: &Node, path: &str) {
     match &node.value {
         Value::Int(_) | Value::Null => {}
