@@ -607,7 +607,7 @@ fn ranked<'a>(
     request: &Request,
 ) -> Option<Ranked<'a>> {
     // The cheap test first: a runtime with no autoSelect entry is never selected, whatever
-    // it supports (most of a large catalog's runtimes, when they are meant to be named).
+    // it supports. The index files no such runtime; this is for callers that weigh every one.
     if !has_auto_select_entry(candidate.spec) {
         return None;
     }

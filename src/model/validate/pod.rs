@@ -283,23 +283,23 @@ fn is_valid_quantity(node: &Node) -> bool {
 /// [`QUANTITY_PATTERN`] (`x-kubernetes-int-or-string`); a YAML float such as `0.5` is a JSON
 /// number, which the schema refuses.
 fn quantity(f: &mut Findings<'_>, node: &Node, path: &str) {
+    if is_valid_quantity(node) {
+        return;
+    }
     match &node.value {
-        Value::Int(_) | Value::Null => {}
         Value::Str(s) => {
-            if !is_quantity(s) {
-                let d = f
-                    .error(
-                        CODE,
-                        node.pos,
-                        path,
-                        format!(
-                            "{path}: Invalid value: {}: {path} in body should match '{QUANTITY_PATTERN}'",
-                            super::go::quote(s)
-                        ),
-                    )
-                    .help("write a quantity: a number with an optional suffix, such as 500m, 10, 30Gi or 1e3");
-                f.push(d);
-            }
+            let d = f
+                .error(
+                    CODE,
+                    node.pos,
+                    path,
+                    format!(
+                        "{path}: Invalid value: {}: {path} in body should match '{QUANTITY_PATTERN}'",
+                        super::go::quote(s)
+                    ),
+                )
+                .help("write a quantity: a number with an optional suffix, such as 500m, 10, 30Gi or 1e3");
+            f.push(d);
         }
         Value::Float(text) => {
             let help = format!(
