@@ -23,6 +23,7 @@ use crate::diagnostics::{Code, Diagnostic, suggest};
 use crate::model::{FormatRef, Runtime, Scope, SupportedFormat};
 use crate::yaml::Node;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
@@ -131,33 +132,44 @@ fn priorities(runtime: &Runtime, diags: &mut Vec<Diagnostic>) {
 /// What makes two `autoSelect: true` entries of two runtimes "the same" to OME's webhook
 /// (RT-08): the scope and namespace, the name (case-insensitive), the deprecated `version`,
 /// the quantization, the format and framework after the CRD's defaults, the architecture,
-/// the runtime's size range and the priority.
+/// the runtime's size range and the priority. Borrowed from the runtime: only a name with
+/// capitals is copied, in lower case.
 #[derive(PartialEq, Eq, Hash)]
-struct EntryKey {
+struct EntryKey<'r> {
     scope: Scope,
-    namespace: String,
-    name: String,
-    version: Option<String>,
-    quantization: Option<String>,
-    format: Option<FormatKey>,
-    framework: Option<FormatKey>,
-    architecture: Option<String>,
-    size: Option<(Option<String>, Option<String>)>,
+    namespace: &'r str,
+    name: Cow<'r, str>,
+    version: Option<&'r str>,
+    quantization: Option<&'r str>,
+    format: Option<FormatKey<'r>>,
+    framework: Option<FormatKey<'r>>,
+    architecture: Option<&'r str>,
+    size: Option<(Option<&'r str>, Option<&'r str>)>,
     priority: i64,
 }
 
 /// A format or framework after the CRD's defaults: name, version, operator, weight.
-type FormatKey = (String, Option<String>, String, i64);
+type FormatKey<'r> = (&'r str, Option<&'r str>, &'r str, i64);
 
-fn format_key(f: &Option<FormatRef>) -> Option<FormatKey> {
+fn format_key(f: &Option<FormatRef>) -> Option<FormatKey<'_>> {
     f.as_ref().map(|f| {
         (
-            f.name.clone(),
-            f.version.clone(),
-            f.operator.clone(),
+            f.name.as_str(),
+            f.version.as_deref(),
+            f.operator.as_str(),
             f.weight,
         )
     })
+}
+
+/// `name` in lower case (Go's `strings.ToLower`, as `str::to_lowercase`), copied only when
+/// that changes it.
+fn lower(name: &str) -> Cow<'_, str> {
+    if name.is_ascii() && !name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(name.to_lowercase())
+    }
 }
 
 /// Entries of one hash, as (hash, key, runtime index, entry index), split by key: each
@@ -219,7 +231,7 @@ fn first_conflicts(
 
 /// The keys of `runtime`'s `autoSelect: true` entries that have a priority, with their
 /// indices.
-fn entry_keys(runtime: &Runtime) -> impl Iterator<Item = (EntryKey, usize)> + '_ {
+fn entry_keys(runtime: &Runtime) -> impl Iterator<Item = (EntryKey<'_>, usize)> + '_ {
     let entries = runtime
         .spec
         .spec
@@ -230,7 +242,7 @@ fn entry_keys(runtime: &Runtime) -> impl Iterator<Item = (EntryKey, usize)> + '_
         .spec
         .size_range
         .as_ref()
-        .map(|s| (s.min.clone(), s.max.clone()));
+        .map(|s| (s.min.as_deref(), s.max.as_deref()));
     runtime
         .spec
         .formats
@@ -242,17 +254,14 @@ fn entry_keys(runtime: &Runtime) -> impl Iterator<Item = (EntryKey, usize)> + '_
             };
             let key = EntryKey {
                 scope: runtime.scope,
-                namespace: runtime.namespace.clone().unwrap_or_default(),
-                name: entry.name.as_deref().unwrap_or("").to_lowercase(),
-                version: entries
-                    .get(i)
-                    .and_then(|r| r.str_at(&["version"]))
-                    .map(str::to_string),
-                quantization: entry.quantization.clone(),
+                namespace: runtime.namespace.as_deref().unwrap_or_default(),
+                name: lower(entry.name.as_deref().unwrap_or("")),
+                version: entries.get(i).and_then(|r| r.str_at(&["version"])),
+                quantization: entry.quantization.as_deref(),
                 format: format_key(&entry.model_format),
                 framework: format_key(&entry.model_framework),
-                architecture: entry.architecture.clone(),
-                size: size.clone(),
+                architecture: entry.architecture.as_deref(),
+                size,
                 priority,
             };
             Some((key, i))
@@ -469,6 +478,40 @@ mod tests {
                 "same priority assigned for the model format llama in the clusterservingruntimes rt-a and rt-c",
                 "same priority assigned for the model format llama in the clusterservingruntimes rt-b and rt-d",
             ]
+        );
+    }
+
+    #[test]
+    fn entry_names_are_compared_in_lower_case() {
+        for (a, b) in [
+            ("Llama", "llama"),
+            ("LLAMA", "lLaMa"),
+            ("ÉTÉ", "été"),
+            ("ǅ", "ǆ"),
+        ] {
+            assert_eq!(lower(a), b.to_lowercase(), "{a}");
+            let one = |rt: &str, name: &str| {
+                runtime(rt, "openAI").replace("name: llama", &format!("name: \"{name}\""))
+            };
+            let text = [one("rt-a", a), one("rt-b", b)].concat();
+            assert_eq!(
+                same_priority_messages(&text),
+                [format!(
+                    "same priority assigned for the model format {b} in the clusterservingruntimes rt-a and rt-b"
+                )],
+                "{a} and {b}"
+            );
+        }
+        assert!(matches!(lower("llama-3"), Cow::Borrowed(_)));
+        assert_eq!(
+            same_priority_messages(
+                &[
+                    runtime("rt-a", "openAI"),
+                    runtime("rt-b", "openAI").replace("name: llama", "name: llamb")
+                ]
+                .concat()
+            ),
+            Vec::<String>::new()
         );
     }
 

@@ -159,7 +159,7 @@ fn merge_value(
 fn merge_maps(b: &Map, p: &Map, path: &mut Vec<String>, conflicts: &mut Vec<Conflict>) -> Map {
     let mut merged: Vec<Option<Node>> = vec![None; b.len()];
     let mut added = Vec::new();
-    for (k, pv) in p.iter() {
+    for (k, pv) in p.entries() {
         if omitted(k, pv) {
             continue;
         }
@@ -173,11 +173,11 @@ fn merge_maps(b: &Map, p: &Map, path: &mut Vec<String>, conflicts: &mut Vec<Conf
         }
     }
     let mut out = Map::with_capacity(b.len() + added.len());
-    for ((k, bv), m) in b.iter().zip(merged) {
-        out.push_unique(k.to_string(), m.unwrap_or_else(|| bv.clone()));
+    for ((k, bv), m) in b.entries().zip(merged) {
+        out.push_unique(k.clone(), m.unwrap_or_else(|| bv.clone()));
     }
     for (k, pv) in added {
-        out.push_unique(k.to_string(), pv.clone());
+        out.push_unique(k.clone(), pv.clone());
     }
     out
 }

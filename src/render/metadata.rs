@@ -97,7 +97,7 @@ pub(crate) fn string_map_node(m: &BTreeMap<String, String>) -> Node {
     let mut out = Map::with_capacity(m.len());
     for (k, v) in m {
         // The keys of a BTreeMap are unique.
-        out.push_unique(k.clone(), Node::str(v.clone()));
+        out.push_unique(k.as_str(), Node::str(v.clone()));
     }
     Node::map(out)
 }

@@ -221,10 +221,10 @@ pub(crate) struct RuntimeIndex<'a> {
     cluster: Range<usize>,
     /// Namespace → match key → the ServingRuntimes with an entry of that key, by name; only
     /// those that can be auto-selected (enabled, with an `autoSelect: true` entry).
-    namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<Filed>>>,
+    namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey<'a>, Vec<Filed>>>,
     /// Match key → the ClusterServingRuntimes with an entry of that key, by name; only those
     /// that can be auto-selected.
-    cluster_by_key: BTreeMap<MatchKey, Vec<Filed>>,
+    cluster_by_key: BTreeMap<MatchKey<'a>, Vec<Filed>>,
     /// The best selectable ClusterServingRuntime of each [`ClusterQuery`], once computed: a
     /// model serves many InferenceServices, and the ClusterServingRuntimes they choose from
     /// do not depend on their namespace.
@@ -277,31 +277,32 @@ struct ClusterQuery {
 
 /// What an entry must share with a model to match it: format name, framework name,
 /// architecture and quantization, each compared exactly (absent only matches absent).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct MatchKey {
-    format: String,
-    framework: Option<String>,
-    architecture: Option<String>,
-    quantization: Option<String>,
+/// Borrowed from the entry or the model it is the key of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct MatchKey<'s> {
+    format: &'s str,
+    framework: Option<&'s str>,
+    architecture: Option<&'s str>,
+    quantization: Option<&'s str>,
 }
 
-impl MatchKey {
+impl<'s> MatchKey<'s> {
     /// The key of an entry; `None` for an entry without `modelFormat`, which never matches.
-    fn of_entry(entry: &SupportedFormat) -> Option<MatchKey> {
+    fn of_entry(entry: &'s SupportedFormat) -> Option<MatchKey<'s>> {
         Some(MatchKey {
-            format: entry.model_format.as_ref()?.name.clone(),
-            framework: entry.model_framework.as_ref().map(|f| f.name.clone()),
-            architecture: entry.architecture.clone(),
-            quantization: entry.quantization.clone(),
+            format: &entry.model_format.as_ref()?.name,
+            framework: entry.model_framework.as_ref().map(|f| f.name.as_str()),
+            architecture: entry.architecture.as_deref(),
+            quantization: entry.quantization.as_deref(),
         })
     }
 
-    fn of_model(model: &BaseModel) -> MatchKey {
+    fn of_model(model: &'s BaseModel) -> MatchKey<'s> {
         MatchKey {
-            format: model_format(model).name.clone(),
-            framework: model.framework.as_ref().map(|f| f.name.clone()),
-            architecture: model.architecture.clone(),
-            quantization: model.quantization.clone(),
+            format: &model_format(model).name,
+            framework: model.framework.as_ref().map(|f| f.name.as_str()),
+            architecture: model.architecture.as_deref(),
+            quantization: model.quantization.as_deref(),
         }
     }
 }
@@ -315,18 +316,18 @@ impl<'a> RuntimeIndex<'a> {
 
         let mut namespaces: BTreeMap<&'a str, Range<usize>> = BTreeMap::new();
         let mut cluster = runtimes.len()..runtimes.len();
-        let mut namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey, Vec<Filed>>> =
+        let mut namespaced_by_key: BTreeMap<&'a str, BTreeMap<MatchKey<'a>, Vec<Filed>>> =
             BTreeMap::new();
-        let mut cluster_by_key: BTreeMap<MatchKey, Vec<Filed>> = BTreeMap::new();
-        // Only a runtime that can be auto-selected is a candidate ([`ranked`]). Its keys are
+        let mut cluster_by_key: BTreeMap<MatchKey<'a>, Vec<Filed>> = BTreeMap::new();
+        // Only a runtime that can be auto-selected is a candidate ([`evaluate`]). Its keys are
         // made in parallel, then filed in runtime order.
-        let keys: Vec<Vec<MatchKey>> = runtimes
+        let keys: Vec<Vec<MatchKey<'a>>> = runtimes
             .par_iter()
             .map(|runtime| {
                 if runtime.spec.disabled || !has_auto_select_entry(runtime.spec) {
                     return Vec::new();
                 }
-                let mut keys: Vec<MatchKey> = runtime
+                let mut keys: Vec<MatchKey<'a>> = runtime
                     .spec
                     .formats
                     .iter()
@@ -378,7 +379,7 @@ impl<'a> RuntimeIndex<'a> {
 
     /// The ServingRuntimes of `namespace` and the ClusterServingRuntimes with an entry that
     /// can match `key`, each in the order of [`Self::visible`].
-    fn candidates(&self, namespace: &str, key: &MatchKey) -> (&[Filed], &[Filed]) {
+    fn candidates<'k>(&'k self, namespace: &str, key: &MatchKey<'k>) -> (&'k [Filed], &'k [Filed]) {
         let own = self
             .namespaced_by_key
             .get(namespace)
@@ -390,13 +391,18 @@ impl<'a> RuntimeIndex<'a> {
 
     /// The best of the selectable runtimes among `filed`, all of one scope. Those whose size
     /// range leaves the model out are passed over without reading the runtime: a key's
-    /// runtimes differ mostly in size.
+    /// runtimes differ mostly in size. The others are weighed without the two checks the
+    /// index and that size test have made ([`matcher::compatible_filed`]).
     fn best(&self, filed: &[Filed], model: &BaseModel, request: &Request) -> Option<Ranked<'a>> {
         let size = model.parameter_size.as_deref().map(size::parse_size);
         let selectable = filed
             .iter()
             .filter(|f| size.is_none_or(|size| f.admits(size)))
-            .filter_map(|f| ranked(&self.runtimes[f.index], model, request))
+            .filter_map(|f| {
+                let candidate = &self.runtimes[f.index];
+                let matched = matcher::compatible_filed(candidate.spec, model, request)?;
+                scored(candidate, model, matched)
+            })
             .collect();
         rank(selectable).into_iter().next()
     }
@@ -599,19 +605,13 @@ pub(crate) fn evaluate<'a>(
     Evaluation::Skipped(reason)
 }
 
-/// The candidate as auto-selection ranks it, or `None` when it can't be picked:
-/// [`evaluate`] without the reasons, for the hot path.
-fn ranked<'a>(
+/// The compatible `candidate` with its score, unless the score is 0: [`evaluate`]'s
+/// `Selectable` without the reasons, for the index's hot path.
+fn scored<'a>(
     candidate: &Candidate<'a>,
     model: &BaseModel,
-    request: &Request,
+    matched: Match<'a>,
 ) -> Option<Ranked<'a>> {
-    // The cheap test first: a runtime with no autoSelect entry is never selected, whatever
-    // it supports. The index files no such runtime; this is for callers that weigh every one.
-    if !has_auto_select_entry(candidate.spec) {
-        return None;
-    }
-    let matched = matcher::compatible(candidate.spec, model, request)?;
     let score = runtime_score(candidate.spec, model);
     (score > 0).then(|| Ranked {
         candidate: *candidate,
@@ -788,11 +788,18 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
+    fn selectable<'a>(c: &Candidate<'a>, m: &BaseModel, r: &Request) -> Option<Ranked<'a>> {
+        match evaluate(c, m, r) {
+            Evaluation::Selectable(ranked) => Some(ranked),
+            Evaluation::Skipped(_) | Evaluation::Incompatible(_) => None,
+        }
+    }
+
     /// The names in rank order, through `explain`'s evaluation of every visible runtime.
     fn ranking<'a>(index: &RuntimeIndex<'a>, m: &BaseModel, r: &Request) -> Vec<(&'a str, i64)> {
         let selectable = index
             .visible(&r.namespace)
-            .filter_map(|c| ranked(c, m, r))
+            .filter_map(|c| selectable(c, m, r))
             .collect();
         rank(selectable)
             .iter()
@@ -1009,7 +1016,7 @@ mod tests {
         let index = fixture.index();
         let mut both: Vec<Ranked<'_>> = index
             .visible("default")
-            .filter_map(|c| ranked(c, &m, &r))
+            .filter_map(|c| selectable(c, &m, &r))
             .collect();
         both[0].distance = size::distance(
             Some("7B"),

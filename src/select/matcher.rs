@@ -71,7 +71,7 @@ pub(crate) fn check<'s>(
     model: &BaseModel,
     request: &Request,
 ) -> Result<Match<'s>, Incompatible> {
-    first_failure(spec, model, request).map_err(|check| Incompatible {
+    first_failure(spec, model, request, Known::NOTHING).map_err(|check| Incompatible {
         check,
         reason: reason(check, spec, model, request),
     })
@@ -83,7 +83,37 @@ pub(crate) fn compatible<'s>(
     model: &BaseModel,
     request: &Request,
 ) -> Option<Match<'s>> {
-    first_failure(spec, model, request).ok()
+    first_failure(spec, model, request, Known::NOTHING).ok()
+}
+
+/// [`compatible`] for a runtime auto-selection's index filed: one with an `autoSelect: true`
+/// entry whose size range admits the model. The same result, without checking those again.
+pub(crate) fn compatible_filed<'s>(
+    spec: &'s RuntimeSpec,
+    model: &BaseModel,
+    request: &Request,
+) -> Option<Match<'s>> {
+    let known = Known {
+        auto_select: true,
+        size_admitted: true,
+    };
+    first_failure(spec, model, request, known).ok()
+}
+
+/// What the caller of [`first_failure`] already knows of the runtime.
+#[derive(Clone, Copy)]
+struct Known {
+    /// It has an `autoSelect: true` entry.
+    auto_select: bool,
+    /// Its size range admits the model.
+    size_admitted: bool,
+}
+
+impl Known {
+    const NOTHING: Known = Known {
+        auto_select: false,
+        size_admitted: false,
+    };
 }
 
 /// The checks in OME's order: the first matching entry, or which check failed first.
@@ -91,6 +121,7 @@ fn first_failure<'s>(
     spec: &'s RuntimeSpec,
     model: &BaseModel,
     request: &Request,
+    known: Known,
 ) -> Result<Match<'s>, Check> {
     if spec.disabled {
         return Err(Check::Disabled);
@@ -109,14 +140,15 @@ fn first_failure<'s>(
     else {
         return Err(Check::Format);
     };
-    if let (Some(model_size), Some(range)) = (model.parameter_size.as_deref(), &spec.size_range)
+    if !known.size_admitted
+        && let (Some(model_size), Some(range)) = (model.parameter_size.as_deref(), &spec.size_range)
         && !size::in_range(model_size, range)
     {
         return Err(Check::Size);
     }
 
     let mut warnings = Vec::new();
-    if !has_auto_select_entry(spec) {
+    if !known.auto_select && !has_auto_select_entry(spec) {
         warnings.push(NO_AUTO_SELECT_WARNING);
     }
     if model.parameter_size.is_none() && spec.size_range.is_some() {

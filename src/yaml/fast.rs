@@ -12,6 +12,7 @@
 //! up it builds the tree the event parser builds, values and positions alike: the tests below
 //! compare the two on generated text, and the `yaml` fuzz target on any text (FUZZING.md).
 
+use super::key::Key;
 use super::node::{Map, Node, Pos, Value};
 use super::parse::{Document, ParseLimits, key_text, resolve_plain};
 use std::borrow::Cow;
@@ -112,7 +113,7 @@ struct Reader<'a> {
     file: u32,
     limits: &'a ParseLimits,
     /// The entries of the maps and the items of the lists being read, innermost last.
-    entries: Vec<(String, Node)>,
+    entries: Vec<(Key, Node)>,
     items: Vec<Node>,
     hasher: RandomState,
 }
@@ -261,9 +262,13 @@ impl<'a> Reader<'a> {
             }
             let key_pos = key.pos;
             pos.get_or_insert(key_pos);
-            let name = match scalar_value(key) {
-                Value::Str(s) => s,
-                other => key_text(&other)?,
+            // A key of the vocabulary reads as a string (key.rs), so its text is the key.
+            let name = match Key::known(&key.text) {
+                Some(known) => known,
+                None => match scalar_value(key) {
+                    Value::Str(s) => Key::from(s),
+                    other => Key::from(key_text(&other)?),
+                },
             };
             let count = self.entries.len() - base;
             let duplicate = match &mut hashes {

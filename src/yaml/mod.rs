@@ -3,6 +3,7 @@
 
 pub(crate) mod emit;
 mod fast;
+mod key;
 mod node;
 pub(crate) mod parse;
 

@@ -7,6 +7,7 @@
 //! hashing them. A map that grows past [`INDEXED_FROM`] keys gets a hash index beside its
 //! entries, so building or reading a map of any size stays linear (SEMANTICS.md#limits).
 
+use super::key::Key;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -58,14 +59,14 @@ const INDEXED_FROM: usize = 32;
 /// An ordered map with string keys.
 #[derive(Clone, Default)]
 pub(crate) struct Map {
-    entries: Vec<(String, Node)>,
+    entries: Vec<(Key, Node)>,
     /// Key → position in `entries`, kept only for maps of [`INDEXED_FROM`] keys or more.
     /// It never decides an order: iteration is always over `entries`.
     #[expect(
         clippy::box_collection,
         reason = "boxed, the index costs a map one pointer, so a node stays 48 bytes"
     )]
-    index: Option<Box<HashMap<String, usize>>>,
+    index: Option<Box<HashMap<Key, usize>>>,
 }
 
 impl PartialEq for Map {
@@ -95,7 +96,7 @@ impl Map {
     }
 
     /// A map of `entries`, whose keys the caller knows to be distinct.
-    pub(crate) fn from_unique(entries: Vec<(String, Node)>) -> Map {
+    pub(crate) fn from_unique(entries: Vec<(Key, Node)>) -> Map {
         let mut map = Map {
             entries,
             index: None,
@@ -142,7 +143,7 @@ impl Map {
     }
 
     /// Appends an entry whose key is not in the map, keeping the index.
-    fn append(&mut self, key: String, value: Node) {
+    fn append(&mut self, key: Key, value: Node) {
         match &mut self.index {
             Some(index) => {
                 index.insert(key.clone(), self.entries.len());
@@ -175,7 +176,7 @@ impl Map {
     }
 
     /// Sets `key`, replacing its value in place if present, else appending it.
-    pub(crate) fn insert(&mut self, key: impl Into<String>, value: Node) {
+    pub(crate) fn insert(&mut self, key: impl Into<Key>, value: Node) {
         let key = key.into();
         match self.position(&key) {
             Some(i) => self.entries[i].1 = value,
@@ -188,7 +189,7 @@ impl Map {
         let i = match self.position(key) {
             Some(i) => i,
             None => {
-                self.append(key.to_string(), default());
+                self.append(Key::from(key), default());
                 self.entries.len() - 1
             }
         };
@@ -207,8 +208,8 @@ impl Map {
     }
 
     /// Appends without checking for an existing key; the caller guarantees uniqueness.
-    pub(crate) fn push_unique(&mut self, key: String, value: Node) {
-        self.append(key, value);
+    pub(crate) fn push_unique(&mut self, key: impl Into<Key>, value: Node) {
+        self.append(key.into(), value);
     }
 
     pub(crate) fn remove(&mut self, key: &str) -> Option<Node> {
@@ -222,6 +223,11 @@ impl Map {
 
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Node)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// [`Map::iter`] with the keys themselves, for copying them into another map.
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (&Key, &Node)> {
+        self.entries.iter().map(|(k, v)| (k, v))
     }
 
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Node)> {
@@ -250,15 +256,15 @@ impl Map {
 }
 
 impl IntoIterator for Map {
-    type Item = (String, Node);
-    type IntoIter = std::vec::IntoIter<(String, Node)>;
+    type Item = (Key, Node);
+    type IntoIter = std::vec::IntoIter<(Key, Node)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
 }
 
-impl FromIterator<(String, Node)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Node)>>(iter: I) -> Map {
+impl<K: Into<Key>> FromIterator<(K, Node)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Node)>>(iter: I) -> Map {
         let mut m = Map::new();
         for (k, v) in iter {
             m.insert(k, v);

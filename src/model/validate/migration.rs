@@ -125,17 +125,11 @@ pub(crate) fn check_inference_service(
     }
 }
 
-/// The migration lint of a runtime's component configs.
-pub(crate) fn check_runtime(f: &mut Findings<'_>, spec: &Node) {
-    for role in Role::ALL {
-        let key = role.config_key();
-        let Some(c) = present(spec, key).filter(|c| c.as_map().is_some()) else {
-            continue;
-        };
-        let path = format!("spec.{key}");
-        if let Some(a) = c.get("annotations").and_then(Node::as_map) {
-            autoscaling_annotations(f, a, &format!("{path}.annotations"));
-        }
-        keda_queries(f, c, &path, None);
+/// The migration lint of one of a runtime's component configs, `spec.<key>`.
+pub(crate) fn check_runtime_config(f: &mut Findings<'_>, key: &str, config: &Node) {
+    let path = format!("spec.{key}");
+    if let Some(a) = config.get("annotations").and_then(Node::as_map) {
+        autoscaling_annotations(f, a, &format!("{path}.annotations"));
     }
+    keda_queries(f, config, &path, None);
 }

@@ -21,21 +21,24 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
         return f.diags;
     };
     formats_schema(&mut f, spec);
+    // Each role's config, looked up once: (its key, its node), in role order.
+    let configs: Vec<(&str, &Node)> = Role::ALL
+        .iter()
+        .filter_map(|role| present(spec, role.config_key()).map(|c| (role.config_key(), c)))
+        .collect();
+    let config_maps = || configs.iter().filter(|(_, c)| c.as_map().is_some());
     // The pod fields and replica counts of every config, and the runtime's own pod spec.
     pod::check_component(&mut f, spec, "spec");
-    for role in Role::ALL {
-        let key = role.config_key();
-        if let Some(config) = present(spec, key).filter(|c| c.as_map().is_some()) {
-            let path = format!("spec.{key}");
-            for bound in ["minReplicas", "maxReplicas"] {
-                f.replica_count(config, bound, &path);
-            }
-            int_or_string(&mut f, config, &path);
-            if let Some(w) = present(config, "worker") {
-                f.replica_count(w, "size", &format!("{path}.worker"));
-            }
-            pod::check_component(&mut f, config, &path);
+    for &(key, config) in config_maps() {
+        let path = format!("spec.{key}");
+        for bound in ["minReplicas", "maxReplicas"] {
+            f.replica_count(config, bound, &path);
         }
+        int_or_string(&mut f, config, &path);
+        if let Some(w) = present(config, "worker") {
+            f.replica_count(w, "size", &format!("{path}.worker"));
+        }
+        pod::check_component(&mut f, config, &path);
     }
     if let Some(req) = present(spec, "acceleratorRequirements") {
         for key in ["minMemory", "minComputePerformanceTFLOPS"] {
@@ -47,11 +50,8 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
     if let Some(policy) = present(spec, "scalingPolicy") {
         scaling_policy_schema(&mut f, policy, "spec.scalingPolicy");
     }
-    for role in Role::ALL {
-        let key = role.config_key();
-        if let Some(config) = present(spec, key)
-            && let Some(r) = present(config, "autoscalerPolicyRef")
-        {
+    for &(key, config) in &configs {
+        if let Some(r) = present(config, "autoscalerPolicyRef") {
             autoscaler::check_policy_ref_schema(
                 &mut f,
                 SCHEMA,
@@ -62,9 +62,8 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
         }
     }
     scaling_policy(&mut f, CODE, spec, "spec.scalingPolicy");
-    for role in Role::ALL {
-        let key = role.config_key();
-        if let Some(r) = present(spec, key).and_then(|c| present(c, "autoscalerPolicyRef")) {
+    for &(key, config) in &configs {
+        if let Some(r) = present(config, "autoscalerPolicyRef") {
             let d = f
                 .error(
                     CODE,
@@ -83,14 +82,13 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
         _ => None,
     }) == Some(true);
     if !disabled {
-        for role in Role::ALL {
-            let key = role.config_key();
-            if let Some(config) = present(spec, key).filter(|c| c.as_map().is_some()) {
-                autoscaler::check_block(&mut f, CODE, key, config, &format!("spec.{key}"), true);
-            }
+        for &(key, config) in config_maps() {
+            autoscaler::check_block(&mut f, CODE, key, config, &format!("spec.{key}"), true);
         }
     }
-    super::migration::check_runtime(&mut f, spec);
+    for &(key, config) in config_maps() {
+        super::migration::check_runtime_config(&mut f, key, config);
+    }
     f.diags
 }
 
