@@ -71,7 +71,7 @@ pub(crate) fn check<'s>(
     model: &BaseModel,
     request: &Request,
 ) -> Result<Match<'s>, Incompatible> {
-    first_failure(spec, model, request, Known::NOTHING).map_err(|check| Incompatible {
+    first_failure(spec, model, request, Known::Nothing).map_err(|check| Incompatible {
         check,
         reason: reason(check, spec, model, request),
     })
@@ -83,7 +83,7 @@ pub(crate) fn compatible<'s>(
     model: &BaseModel,
     request: &Request,
 ) -> Option<Match<'s>> {
-    first_failure(spec, model, request, Known::NOTHING).ok()
+    first_failure(spec, model, request, Known::Nothing).ok()
 }
 
 /// [`compatible`] for a runtime auto-selection's index filed: one with an `autoSelect: true`
@@ -93,27 +93,16 @@ pub(crate) fn compatible_filed<'s>(
     model: &BaseModel,
     request: &Request,
 ) -> Option<Match<'s>> {
-    let known = Known {
-        auto_select: true,
-        size_admitted: true,
-    };
-    first_failure(spec, model, request, known).ok()
+    first_failure(spec, model, request, Known::Filed).ok()
 }
 
 /// What the caller of [`first_failure`] already knows of the runtime.
-#[derive(Clone, Copy)]
-struct Known {
-    /// It has an `autoSelect: true` entry.
-    auto_select: bool,
-    /// Its size range admits the model.
-    size_admitted: bool,
-}
-
-impl Known {
-    const NOTHING: Known = Known {
-        auto_select: false,
-        size_admitted: false,
-    };
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Nothing,
+    /// Filed by auto-selection's index: it has an `autoSelect: true` entry, and its size
+    /// range admits the model.
+    Filed,
 }
 
 /// The checks in OME's order: the first matching entry, or which check failed first.
@@ -140,7 +129,7 @@ fn first_failure<'s>(
     else {
         return Err(Check::Format);
     };
-    if !known.size_admitted
+    if known != Known::Filed
         && let (Some(model_size), Some(range)) = (model.parameter_size.as_deref(), &spec.size_range)
         && !size::in_range(model_size, range)
     {
@@ -148,7 +137,7 @@ fn first_failure<'s>(
     }
 
     let mut warnings = Vec::new();
-    if !known.auto_select && !has_auto_select_entry(spec) {
+    if known != Known::Filed && !has_auto_select_entry(spec) {
         warnings.push(NO_AUTO_SELECT_WARNING);
     }
     if model.parameter_size.is_none() && spec.size_range.is_some() {

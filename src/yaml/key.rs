@@ -3,7 +3,7 @@
 //! copying and dropping it allocates nothing; any other key owns its text. Which of the two a
 //! key is never shows: keys compare, hash and print as their text (BENCHMARKS.md).
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -46,12 +46,6 @@ impl Borrow<str> for Key {
     }
 }
 
-impl AsRef<str> for Key {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
         self.as_str() == other.as_str()
@@ -59,18 +53,6 @@ impl PartialEq for Key {
 }
 
 impl Eq for Key {}
-
-impl PartialEq<str> for Key {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for Key {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
 
 impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
@@ -97,21 +79,9 @@ impl fmt::Debug for Key {
     }
 }
 
-impl fmt::Display for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl From<&str> for Key {
     fn from(text: &str) -> Key {
         Key::known(text).unwrap_or_else(|| Key(Text::Owned(text.into())))
-    }
-}
-
-impl From<&String> for Key {
-    fn from(text: &String) -> Key {
-        Key::from(text.as_str())
     }
 }
 
@@ -121,29 +91,11 @@ impl From<String> for Key {
     }
 }
 
-impl From<Cow<'_, str>> for Key {
-    fn from(text: Cow<'_, str>) -> Key {
-        match text {
-            Cow::Borrowed(text) => Key::from(text),
-            Cow::Owned(text) => Key::from(text),
-        }
-    }
-}
-
-impl From<Key> for String {
-    fn from(key: Key) -> String {
-        match key.0 {
-            Text::Known(s) => s.to_string(),
-            Text::Owned(s) => s.into_string(),
-        }
-    }
-}
-
 /// The keys objects use most: the fields of Kubernetes objects, pod specs and containers,
 /// of OME's resources, and common label and annotation names. Only a cost: a key missing
 /// here is read the same, into text of its own. No entry may read as anything but a string
 /// in YAML (a test checks it), so a key found here is the key the parser would have made.
-pub(crate) const VOCABULARY: &[&str] = &[
+const VOCABULARY: &[&str] = &[
     // Every object.
     "apiVersion",
     "kind",
@@ -490,6 +442,7 @@ mod tests {
     use super::*;
     use crate::yaml::Value;
     use crate::yaml::parse::resolve_plain;
+    use std::borrow::Cow;
 
     #[test]
     fn every_word_of_the_vocabulary_is_found_and_reads_as_a_string() {
@@ -524,6 +477,5 @@ mod tests {
         let known = Key::from("name".to_string());
         assert!(matches!(known.0, Text::Known(_)));
         assert_eq!(known, Key::from("name"));
-        assert_eq!(String::from(known), "name");
     }
 }

@@ -124,7 +124,7 @@ impl Map {
                 let first = key.as_bytes().first();
                 self.entries
                     .iter()
-                    .position(|(k, _)| k.as_bytes().first() == first && k == key)
+                    .position(|(k, _)| k.as_bytes().first() == first && k.as_str() == key)
             }
         }
     }
