@@ -7,6 +7,7 @@
 
 use crate::diagnostics::ObjectRef;
 use crate::yaml::{Node, Pos};
+use std::sync::Arc;
 
 /// One object of the output, with what identifies and orders it.
 #[derive(Clone, Debug)]
@@ -16,8 +17,9 @@ pub(crate) struct Rendered {
     pub(crate) namespace: Option<String>,
     pub(crate) name: String,
     pub(crate) body: Body,
-    /// The InferenceService it was rendered from; `None` for passed-through objects.
-    pub(crate) source: Option<ObjectRef>,
+    /// The InferenceService it was rendered from; `None` for passed-through objects. Shared:
+    /// an InferenceService renders several objects.
+    pub(crate) source: Option<Arc<ObjectRef>>,
     /// Where the object (or its InferenceService) is written in the input, for diagnostics.
     pub(crate) pos: Pos,
 }
@@ -35,7 +37,7 @@ pub(crate) enum Body {
 impl Rendered {
     /// Wraps an object tree; its identity is read from the tree. `pos` is where the input
     /// writes it, or the InferenceService it comes from.
-    pub(crate) fn new(node: Node, source: Option<ObjectRef>, pos: Pos) -> Rendered {
+    pub(crate) fn new(node: Node, source: Option<Arc<ObjectRef>>, pos: Pos) -> Rendered {
         let s = |path: &[&str]| node.str_at(path).map(str::to_string);
         Rendered {
             api_version: s(&["apiVersion"]).unwrap_or_default(),

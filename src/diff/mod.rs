@@ -320,10 +320,12 @@ mod tests {
 
     fn object(yaml: &str, isvc: Option<&str>) -> Rendered {
         let root = parse_stream(yaml, 0).expect("test YAML").remove(0).root;
-        let source = isvc.map(|name| ObjectRef {
-            kind: "InferenceService".into(),
-            namespace: Some("team".into()),
-            name: name.into(),
+        let source = isvc.map(|name| {
+            std::sync::Arc::new(ObjectRef {
+                kind: "InferenceService".into(),
+                namespace: Some("team".into()),
+                name: name.into(),
+            })
         });
         Rendered::new(root, source, Pos::NONE)
     }

@@ -217,10 +217,12 @@ mod tests {
     fn object(text: &str, rendered: bool) -> Rendered {
         let mut o = Rendered::new(
             crate::yaml::Node::str("x"),
-            rendered.then(|| ObjectRef {
-                kind: "InferenceService".into(),
-                namespace: None,
-                name: "isvc".into(),
+            rendered.then(|| {
+                std::sync::Arc::new(ObjectRef {
+                    kind: "InferenceService".into(),
+                    namespace: None,
+                    name: "isvc".into(),
+                })
             }),
             Pos::NONE,
         );

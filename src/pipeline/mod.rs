@@ -92,6 +92,11 @@ pub(crate) fn load_catalog(
     Ok(catalog_of(load::load(&options.load, stdin)?, options))
 }
 
+/// How many InferenceServices are rendered (in parallel) before their objects join the
+/// output list: enough to keep every thread busy, few enough that the objects waiting to
+/// join it stay small.
+const RENDER_SLICE: usize = 1024;
+
 /// Builds the catalog of loaded objects.
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
@@ -212,45 +217,52 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
-    let per_isvc: Vec<(Vec<Rendered>, Vec<Diagnostic>, Option<ResolvedIsvc>)> = inference_services
-        .into_par_iter()
-        .map(|mut isvc| {
-            // OME's admission of the InferenceService as written; when it rejects it, the
-            // model and runtime are still resolved (OME's webhook checks them too) but
-            // nothing is rendered.
-            let mut d = std::mem::take(&mut isvc.admission);
-            let admitted = !d.iter().any(Diagnostic::is_error);
-            let mut summary = None;
-            let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
-                Some(resolution) if admitted => {
-                    let mut objects =
-                        render::render_inference_service(&isvc, &resolution, &settings, &mut d);
-                    if let Some(normalise) = &options.normalise {
-                        objects.iter_mut().for_each(|o| normalise.apply(o));
-                    }
-                    if let Some(format) = options.serialise {
-                        objects.iter_mut().for_each(|o| emit::serialise(o, format));
-                    }
-                    if options.trace {
-                        summary = Some(resolution.summary(&isvc));
-                    }
-                    objects
+    let render_one = |mut isvc: Box<crate::model::InferenceService>| {
+        // OME's admission of the InferenceService as written; when it rejects it, the
+        // model and runtime are still resolved (OME's webhook checks them too) but
+        // nothing is rendered.
+        let mut d = std::mem::take(&mut isvc.admission);
+        let admitted = !d.iter().any(Diagnostic::is_error);
+        let mut summary = None;
+        let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
+            Some(resolution) if admitted => {
+                let mut objects =
+                    render::render_inference_service(&isvc, &resolution, &settings, &mut d);
+                if let Some(normalise) = &options.normalise {
+                    objects.iter_mut().for_each(|o| normalise.apply(o));
                 }
-                _ => Vec::new(),
-            };
-            (objects, d, summary)
-        })
-        .collect();
-
-    let mut objects: Vec<Rendered> = Vec::with_capacity(
-        per_isvc.iter().map(|(o, _, _)| o.len()).sum::<usize>() + catalog.passthrough.len(),
-    );
+                if let Some(format) = options.serialise {
+                    objects.iter_mut().for_each(|o| emit::serialise(o, format));
+                }
+                if options.trace {
+                    summary = Some(resolution.summary(&isvc));
+                }
+                objects
+            }
+            _ => Vec::new(),
+        };
+        (objects, d, summary)
+    };
+    // Rendered a slice at a time, each slice's objects moved into one list before the next
+    // is rendered: the objects of every InferenceService, held apart until all are
+    // rendered, would sit beside that list while it is filled (BENCHMARKS.md).
+    let mut objects: Vec<Rendered> = Vec::new();
     let mut resolved = Vec::new();
-    for (o, d, summary) in per_isvc {
-        objects.extend(o);
-        diags.extend(d);
-        resolved.extend(summary);
+    let mut pending = inference_services.into_iter();
+    loop {
+        let slice: Vec<_> = pending.by_ref().take(RENDER_SLICE).collect();
+        if slice.is_empty() {
+            break;
+        }
+        let rendered: Vec<_> = slice.into_par_iter().map(render_one).collect();
+        objects.reserve(rendered.iter().map(|(o, _, _)| o.len()).sum());
+        for (o, d, summary) in rendered {
+            objects.extend(o);
+            diags.extend(d);
+            resolved.extend(summary);
+        }
     }
+    objects.reserve(catalog.passthrough.len());
     drop(resolver);
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);

@@ -32,6 +32,7 @@ use mode::{ModeSource, component_mode};
 use objects::{ComponentNames, config_map, service};
 use pod::PodInputs;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Renders every object of one InferenceService. Errors are pushed to `diags`; when one is,
 /// no object of the InferenceService is returned.
@@ -163,6 +164,11 @@ pub(crate) fn render_inference_service(
     let errors_after = diags.iter().filter(|d| d.is_error()).count();
     if errors_after > errors_before {
         out.clear();
+    }
+    // One copy of the InferenceService's identity, shared by its objects.
+    let source = Arc::new(isvc.object.clone());
+    for o in &mut out {
+        o.source = Some(Arc::clone(&source));
     }
     out
 }

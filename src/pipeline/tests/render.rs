@@ -501,3 +501,47 @@ fn a_problem_the_leader_and_worker_share_is_reported_once() {
         r.diags
     );
 }
+
+/// InferenceServices are rendered a slice at a time (`RENDER_SLICE`): every one of more than
+/// two slices is rendered, each object names the InferenceService it comes from, and the
+/// diagnostics of the last slice are kept.
+#[test]
+fn every_slice_of_inference_services_is_rendered() {
+    let count = 2 * super::super::RENDER_SLICE + 3;
+    let mut yaml = format!(
+        "{MODEL}{}",
+        runtime("    runner: {name: ome-container, image: i}\n")
+    );
+    let service = |name: &str, runtime: &str| {
+        format!(
+            "---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  model: {{name: base-model}}\n  runtime: {{name: {runtime}}}\n  engine: {{}}\n"
+        )
+    };
+    for i in 0..count - 1 {
+        yaml.push_str(&service(&format!("svc-{i}"), "test-runtime"));
+    }
+    // Last in the catalog's order (by name), it names a runtime that does not exist.
+    yaml.push_str(&service("svc-zz", "missing"));
+    let r = render(&yaml);
+    let deployments: Vec<_> = r
+        .objects
+        .iter()
+        .filter(|o| o.kind == "Deployment")
+        .collect();
+    assert_eq!(deployments.len(), count - 1, "{:?}", errors(&r));
+    for d in deployments {
+        let source = d
+            .source
+            .as_ref()
+            .expect("a rendered object's InferenceService");
+        assert_eq!(format!("{}-engine", source.name), d.name);
+    }
+    let failed: Vec<_> = r
+        .diags
+        .iter()
+        .filter(|d| d.is_error())
+        .filter_map(|d| d.object.as_ref())
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(failed, ["svc-zz"]);
+}

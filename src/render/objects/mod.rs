@@ -51,8 +51,9 @@ pub(crate) fn object_meta_map(
     }
 }
 
+/// An object of `isvc`'s; `render_inference_service` sets its `source` once all are made.
 fn rendered(isvc: &InferenceService, node: Map) -> Rendered {
-    Rendered::new(Node::map(node), Some(isvc.object.clone()), isvc.pos)
+    Rendered::new(Node::map(node), None, isvc.pos)
 }
 
 fn app_selector(app: &str) -> Node {
