@@ -188,20 +188,18 @@ impl RuntimeSpec {
     /// Every field of the view but the tree (`spec`), which is left an empty map.
     fn read_fields(spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
         let mut r = Reader { object, diags };
-        let formats = r
-            .seq(spec, "supportedModelFormats", "spec")
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-            .filter_map(|(i, entry)| {
-                let path = format!("spec.supportedModelFormats[{i}]");
-                if entry.as_map().is_none() {
-                    r.invalid(entry, &path, "a map");
-                    return None;
-                }
-                Some(read_format(&mut r, entry, &path))
-            })
-            .collect();
+        let entries = r.seq(spec, "supportedModelFormats", "spec").unwrap_or(&[]);
+        // Sized for the entries: a format is 504 bytes, and a list collected through a
+        // filter holds room for at least four (BENCHMARKS.md).
+        let mut formats = Vec::with_capacity(entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            let path = format!("spec.supportedModelFormats[{i}]");
+            if entry.as_map().is_none() {
+                r.invalid(entry, &path, "a map");
+                continue;
+            }
+            formats.push(read_format(&mut r, entry, &path));
+        }
         let size_range = r.map(spec, "modelSizeRange", "spec").map(|n| SizeRange {
             min: r.quantity(n, "min", "spec.modelSizeRange"),
             max: r.quantity(n, "max", "spec.modelSizeRange"),
