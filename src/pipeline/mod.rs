@@ -97,6 +97,17 @@ pub(crate) fn load_catalog(
 /// join it stay small.
 const RENDER_SLICE: usize = 1024;
 
+/// How many objects `total` InferenceServices render, when the first `done` of them rendered
+/// `rendered`: the same rate for the rest, and a 32nd more for the InferenceServices that
+/// render more than those so far.
+fn estimate(rendered: usize, done: usize, total: usize) -> usize {
+    if done >= total {
+        return rendered;
+    }
+    let expected = rendered.saturating_mul(total) / done.max(1);
+    expected.saturating_add(expected / 32)
+}
+
 /// Builds the catalog of loaded objects.
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
@@ -248,21 +259,42 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     // rendered, would sit beside that list while it is filled (BENCHMARKS.md).
     let mut objects: Vec<Rendered> = Vec::new();
     let mut resolved = Vec::new();
+    let total = inference_services.len();
+    let passing_through = catalog.passthrough.len()
+        + if options.keep_ome {
+            catalog.consumed.len()
+        } else {
+            0
+        };
     let mut pending = inference_services.into_iter();
+    let mut done = 0;
     loop {
         let slice: Vec<_> = pending.by_ref().take(RENDER_SLICE).collect();
         if slice.is_empty() {
             break;
         }
+        done += slice.len();
         let rendered: Vec<_> = slice.into_par_iter().map(render_one).collect();
-        objects.reserve(rendered.iter().map(|(o, _, _)| o.len()).sum());
+        let needed = objects.len() + rendered.iter().map(|(o, _, _)| o.len()).sum::<usize>();
+        if needed > objects.capacity() {
+            // The list is sized once for the whole run, from the rate so far: grown by
+            // doubling, each step would copy it into memory never touched before, which costs
+            // more than the copy on this VM (BENCHMARKS.md). When a later slice renders more
+            // than the estimate, the list still grows by an eighth at least, so that regrowing
+            // stays linear in the output however the rate drifts.
+            let capacity = objects.capacity();
+            let expected = estimate(needed, done, total)
+                .saturating_add(passing_through)
+                .max(capacity.saturating_add(capacity / 8));
+            objects.reserve_exact(expected - objects.len());
+        }
         for (o, d, summary) in rendered {
             objects.extend(o);
             diags.extend(d);
             resolved.extend(summary);
         }
     }
-    objects.reserve(catalog.passthrough.len());
+    objects.reserve_exact(passing_through);
     drop(resolver);
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);

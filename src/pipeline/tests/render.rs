@@ -544,4 +544,20 @@ fn every_slice_of_inference_services_is_rendered() {
         .map(|o| o.name.as_str())
         .collect();
     assert_eq!(failed, ["svc-zz"]);
+    // Sized once, from the first slice's rate: no room left over from doubling.
+    let (len, capacity) = (r.objects.len(), r.objects.capacity());
+    assert!(capacity <= len + len / 16, "{capacity} for {len} objects");
+}
+
+#[test]
+fn the_output_list_is_sized_from_the_rate_so_far() {
+    use super::super::estimate;
+    // All rendered: what they rendered, exactly.
+    assert_eq!(estimate(12, 4, 4), 12);
+    assert_eq!(estimate(0, 1024, 1024), 0);
+    // 6 objects each so far: 6 for each of the rest, and a 32nd more.
+    assert_eq!(estimate(6 * 1024, 1024, 10_000), 60_000 + 60_000 / 32);
+    assert_eq!(estimate(0, 1024, 2048), 0);
+    // Never an overflow, whatever the counts.
+    assert_eq!(estimate(usize::MAX, 1, 2), usize::MAX);
 }
