@@ -108,6 +108,13 @@ fn estimate(rendered: usize, done: usize, total: usize) -> usize {
     expected.saturating_add(expected / 32)
 }
 
+/// The capacity a list of `capacity` grows to when an estimate says it needs `expected`: an
+/// eighth more at least, so that growing it again and again, as a drifting rate can make it,
+/// costs copies linear in its length.
+fn grown(capacity: usize, expected: usize) -> usize {
+    expected.max(capacity.saturating_add(capacity / 8))
+}
+
 /// Builds the catalog of loaded objects.
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
@@ -278,15 +285,10 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         let needed = objects.len() + rendered.iter().map(|(o, _, _)| o.len()).sum::<usize>();
         if needed > objects.capacity() {
             // The list is sized once for the whole run, from the rate so far: grown by
-            // doubling, each step would copy it into memory never touched before, which costs
-            // more than the copy on this VM (BENCHMARKS.md). When a later slice renders more
-            // than the estimate, the list still grows by an eighth at least, so that regrowing
-            // stays linear in the output however the rate drifts.
-            let capacity = objects.capacity();
-            let expected = estimate(needed, done, total)
-                .saturating_add(passing_through)
-                .max(capacity.saturating_add(capacity / 8));
-            objects.reserve_exact(expected - objects.len());
+            // doubling, each step would copy it into memory never touched before, which on the
+            // benchmark machine costs more than the copy (BENCHMARKS.md).
+            let expected = estimate(needed, done, total).saturating_add(passing_through);
+            objects.reserve_exact(grown(objects.capacity(), expected) - objects.len());
         }
         for (o, d, summary) in rendered {
             objects.extend(o);

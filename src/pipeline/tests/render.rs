@@ -561,3 +561,14 @@ fn the_output_list_is_sized_from_the_rate_so_far() {
     // Never an overflow, whatever the counts.
     assert_eq!(estimate(usize::MAX, 1, 2), usize::MAX);
 }
+
+#[test]
+fn the_output_list_grows_by_an_eighth_at_least() {
+    use super::super::grown;
+    // An estimate a little over the capacity: an eighth more instead.
+    assert_eq!(grown(8_000, 8_001), 9_000);
+    // A larger estimate, or an empty list: the estimate.
+    assert_eq!(grown(8_000, 20_000), 20_000);
+    assert_eq!(grown(0, 10), 10);
+    assert_eq!(grown(usize::MAX, 1), usize::MAX);
+}
