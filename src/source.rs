@@ -1,23 +1,64 @@
-//! The loaded input files, kept whole so diagnostics can quote them.
+//! The loaded input files, for diagnostics to quote.
 //!
-//! A [`Pos`](crate::yaml::Pos) names its file by index into [`Sources`].
+//! A [`Pos`](crate::yaml::Pos) names its file by index into [`Sources`]. A render may
+//! release the text of a file read from disk once it is parsed, and the loader reads it
+//! again, unchanged or not at all, for the diagnostics that quote it
+//! (SEMANTICS.md#source-texts).
 
 use crate::yaml::Pos;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
 
 #[derive(Debug)]
 pub(crate) struct SourceFile {
     /// The path as the user wrote it (joined with the walked names), or `<stdin>`.
     pub(crate) path: String,
-    pub(crate) text: Arc<str>,
+    text: Arc<str>,
+    /// Set when the text was released: where to read it again.
+    released: Option<Released>,
     /// Built the first time a diagnostic quotes the file.
     lines: OnceLock<LineIndex>,
 }
 
+/// What a file was when it was read: it is read again only while it is still that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) len: u64,
+    pub(crate) modified: Option<SystemTime>,
+}
+
+#[derive(Debug)]
+struct Released {
+    from: PathBuf,
+    stamp: Stamp,
+    /// The text read again (owned as read: no copy into an `Arc`), `None` inside when the
+    /// file changed or could not be read.
+    again: OnceLock<Option<String>>,
+}
+
 impl SourceFile {
-    /// Where the file's lines (and characters) start.
-    pub(crate) fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    /// The file's text; `None` for a released text not read again, or read again and found
+    /// changed.
+    pub(crate) fn text(&self) -> Option<&str> {
+        match &self.released {
+            None => Some(&self.text),
+            Some(r) => r.again.get()?.as_deref(),
+        }
+    }
+
+    /// The file's text, shared; as [`SourceFile::text`].
+    pub(crate) fn shared_text(&self) -> Option<Arc<str>> {
+        match &self.released {
+            None => Some(self.text.clone()),
+            Some(r) => r.again.get()?.as_deref().map(Arc::from),
+        }
+    }
+
+    /// Where the file's lines (and characters) start, when it has its text.
+    pub(crate) fn lines(&self) -> Option<&LineIndex> {
+        let text = self.text()?;
+        Some(self.lines.get_or_init(|| LineIndex::new(text)))
     }
 }
 
@@ -36,6 +77,7 @@ impl Sources {
         self.files.push(SourceFile {
             path,
             text,
+            released: None,
             lines: OnceLock::new(),
         });
         u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
@@ -53,7 +95,54 @@ impl Sources {
     pub(crate) fn set_text(&mut self, file: u32, text: Arc<str>) {
         if let Some(f) = self.files.get_mut(file as usize) {
             f.text = text;
+            f.released = None;
             f.lines = OnceLock::new();
+        }
+    }
+
+    /// Frees the text of `file`, which was read from `from` as `stamp` describes: the
+    /// loader reads it again for a diagnostic ([`Sources::to_read_again`]).
+    pub(crate) fn release(&mut self, file: u32, from: PathBuf, stamp: Stamp) {
+        if let Some(f) = self.files.get_mut(file as usize) {
+            f.text = Arc::from("");
+            f.released = Some(Released {
+                from,
+                stamp,
+                again: OnceLock::new(),
+            });
+            f.lines = OnceLock::new();
+        }
+    }
+
+    /// Of `files`, the released ones not read again yet: each with where to read it and
+    /// what it was.
+    pub(crate) fn to_read_again(
+        &self,
+        files: impl IntoIterator<Item = u32>,
+    ) -> Vec<(u32, &Path, Stamp)> {
+        let mut wanted: Vec<(u32, &Path, Stamp)> = files
+            .into_iter()
+            .filter_map(|id| {
+                let r = self.files.get(id as usize)?.released.as_ref()?;
+                r.again
+                    .get()
+                    .is_none()
+                    .then_some((id, r.from.as_path(), r.stamp))
+            })
+            .collect();
+        wanted.sort_by_key(|(id, _, _)| *id);
+        wanted.dedup_by_key(|(id, _, _)| *id);
+        wanted
+    }
+
+    /// The text of a released file, read again: `None` when it changed or could not be read.
+    pub(crate) fn restore(&self, file: u32, text: Option<String>) {
+        if let Some(r) = self
+            .files
+            .get(file as usize)
+            .and_then(|f| f.released.as_ref())
+        {
+            let _ = r.again.set(text);
         }
     }
 

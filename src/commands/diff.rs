@@ -14,7 +14,7 @@ use crate::diff::format::{Labels, json, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
 use crate::diff::{self, Side};
 use crate::emit::Format;
-use crate::load::LoadError;
+use crate::load::{LoadError, Texts};
 use crate::pipeline::{self, Rendering};
 use std::io::{IsTerminal, Write};
 use std::path::{Component, Path, PathBuf};
@@ -80,6 +80,10 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
         }
         let mut opts = options(global, &side.paths);
         opts.load.relocated = side.relocated.clone();
+        // A base read from a checkout keeps its texts: the checkout goes before the report.
+        if side.relocated.is_empty() {
+            opts.load.texts = Texts::Released;
+        }
         opts.load.settings = side.settings.clone();
         opts.serialise = Some(Format::Yaml);
         opts.allow_empty = true;

@@ -20,10 +20,10 @@ pub(crate) mod tree;
 
 use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
 use crate::diagnostics::report::{
-    ErrorFormat, Item, Summary, at_most, render as render_report, summarise,
+    ErrorFormat, Item, Summary, at_most, quoted_files, render as render_report, summarise,
 };
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::load::LoadOptions;
+use crate::load::{self, LoadOptions, Texts};
 use crate::pipeline::Options;
 use crate::source::Sources;
 use std::io::{IsTerminal, Read, Write};
@@ -90,6 +90,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             settings: global.settings.clone(),
             limits: global.limits(),
             relocated: Vec::new(),
+            texts: Texts::Kept,
         },
         namespace: global
             .namespace
@@ -190,6 +191,8 @@ pub(crate) fn report_to(
         global.limits().diagnostics,
     );
     summarised.extend(omitted.as_ref().map(Item::Diagnostic));
+    // The texts a render released once parsed, read again for the entries that quote them.
+    load::read_again(sources, quoted_files(&summarised));
     let text = render_report(&summarised, sources, format, use_color(global));
     let summary = Summary::of(diags, sources.len());
     let _ = out.write_all(text.as_bytes());

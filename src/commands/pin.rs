@@ -92,7 +92,8 @@ pub(crate) fn pin(global: &GlobalArgs, args: &PinArgs) -> ExitStatus {
     let bytes = lock_bytes(&plan.lock.to_node());
     let unchanged = sources
         .by_path(&display(&lock_path))
-        .is_some_and(|f| f.text.as_bytes() == bytes.as_slice());
+        .and_then(|f| f.text())
+        .is_some_and(|t| t.as_bytes() == bytes.as_slice());
     let mut files = PinFiles {
         lock: (!unchanged).then(|| (lock_path.clone(), bytes)),
         ..PinFiles::default()

@@ -6,7 +6,7 @@ use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_writ
 use crate::cli::{CheckArgs, GlobalArgs, RenderArgs};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::{self, Target, WriteError};
-use crate::load;
+use crate::load::{self, Texts};
 use crate::pipeline::{self, Rendering};
 use std::io::Write;
 use std::path::Path;
@@ -54,6 +54,7 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
     }
     let format = args.format.into();
     let mut opts = options(global, &args.paths);
+    opts.load.texts = Texts::Released;
     opts.keep_ome = args.keep_ome;
     opts.kinds = args.kinds.clone();
     opts.serialise = Some(format);
@@ -106,6 +107,7 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
 
 pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
     let mut opts = options(global, &args.paths);
+    opts.load.texts = Texts::Released;
     opts.allow_empty = args.allow_empty;
     // Serialised as a render would be, so the checks of the written output run too (`${`).
     opts.serialise = Some(crate::emit::Format::Yaml);
@@ -139,6 +141,7 @@ fn check_committed(global: &GlobalArgs, args: &RenderArgs, path: &Path) -> ExitS
     let is_dir = emit::stale::is_dir(&shown, &committed);
     let format = args.format.into();
     let mut opts = options(global, &args.paths);
+    opts.load.texts = Texts::Released;
     opts.keep_ome = args.keep_ome;
     opts.kinds = args.kinds.clone();
     opts.serialise = Some(format);

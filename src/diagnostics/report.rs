@@ -2,7 +2,7 @@
 //! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
 
 use super::{Code, Diagnostic, Severity};
-use crate::source::{SourceFile, Sources};
+use crate::source::{LineIndex, SourceFile, Sources};
 use crate::yaml::Pos;
 use crate::yaml::emit::write_json_string;
 use miette::{
@@ -32,6 +32,19 @@ pub(crate) enum Item<'a> {
         severity: Severity,
         count: usize,
     },
+}
+
+/// The files the entries quote: where each diagnostic, and each position related to it, is.
+pub(crate) fn quoted_files<'a>(items: &'a [Item<'a>]) -> impl Iterator<Item = u32> + 'a {
+    items.iter().flat_map(|item| match item {
+        Item::Diagnostic(d) => d
+            .pos
+            .into_iter()
+            .chain(d.related.iter().map(|r| r.pos))
+            .map(|p| p.file)
+            .collect(),
+        Item::More { .. } => Vec::new(),
+    })
 }
 
 /// How many warnings (or notes) of one code a report shows before it counts the rest.
@@ -343,9 +356,7 @@ fn window_end(line: &str, from: usize) -> usize {
 
 /// The lines around `pos` (one before and after), cut to a window when long, and the span
 /// of the token at the position within them.
-fn snippet(file: &SourceFile, pos: Pos) -> (Snippet, SourceSpan) {
-    let text: &str = &file.text;
-    let index = file.lines();
+fn snippet(file: &SourceFile, text: &str, index: &LineIndex, pos: Pos) -> (Snippet, SourceSpan) {
     let line = pos.line.max(1);
     // A position past the last line (an error at the end of the text) shows an empty line.
     let label_range = index.range(text, line).unwrap_or((text.len(), text.len()));
@@ -433,15 +444,24 @@ fn view(
     sources: &Sources,
 ) -> MietteView {
     let file = pos.and_then(|p| sources.get(p.file).map(|f| (p, f)));
+    let mut message = d_message;
     let (source, labels) = match file {
-        Some((p, f)) => {
-            let (snippet, span) = snippet(f, p);
-            (Some(snippet), vec![LabeledSpan::new_with_span(label, span)])
-        }
+        Some((p, f)) => match f.text().zip(f.lines()) {
+            Some((text, index)) => {
+                let (snippet, span) = snippet(f, text, index, p);
+                (Some(snippet), vec![LabeledSpan::new_with_span(label, span)])
+            }
+            // A released text that changed since it was read: the place, without a quote
+            // (SEMANTICS.md#source-texts).
+            None => {
+                message = format!("{}:{}:{}: {message}", f.path, p.line, p.col + 1);
+                (None, Vec::new())
+            }
+        },
         None => (None, Vec::new()),
     };
     MietteView {
-        message: d_message,
+        message,
         severity,
         help,
         source,
@@ -456,7 +476,9 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
         Severity::Warning => miette::Severity::Warning,
         Severity::Note => miette::Severity::Advice,
     };
-    let has_source = d.pos.is_some_and(|p| sources.get(p.file).is_some());
+    let has_source = d
+        .pos
+        .is_some_and(|p| sources.get(p.file).is_some_and(|f| f.text().is_some()));
     // With a snippet, the object and field label the highlighted line; without one, they
     // lead the message.
     let (message, label) = if has_source {
@@ -551,8 +573,17 @@ struct Place<'s> {
 
 fn place(pos: Pos, sources: &Sources) -> Option<Place<'_>> {
     let file = sources.get(pos.file)?;
-    let text: &str = &file.text;
-    let index = file.lines();
+    let col = u64::from(pos.col) + 1;
+    let Some((text, index)) = file.text().zip(file.lines()) else {
+        // A released text that changed since it was read: the position alone marks one
+        // character (SEMANTICS.md#source-texts).
+        return Some(Place {
+            path: &file.path,
+            line: pos.line,
+            col,
+            end_col: col + 1,
+        });
+    };
     let line_end = index
         .range(text, pos.line)
         .map_or(text.len(), |(_, end)| end);
@@ -565,7 +596,6 @@ fn place(pos: Pos, sources: &Sources) -> Option<Place<'_>> {
         0 if start < text.len() => 1,
         n => n as u64,
     };
-    let col = u64::from(pos.col) + 1;
     Some(Place {
         path: &file.path,
         line: pos.line,
@@ -740,6 +770,56 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("named here"), "{text}");
+    }
+
+    #[test]
+    fn a_released_text_found_changed_leaves_the_place_without_a_quote() {
+        let mut s = sources();
+        let stamp = crate::source::Stamp {
+            len: 53,
+            modified: None,
+        };
+        s.release(0, "manifests/isvc.yaml".into(), stamp);
+        let d = diag();
+        let items = [Item::Diagnostic(&d)];
+        assert_eq!(quoted_files(&items).collect::<Vec<_>>(), [0, 0]);
+        s.restore(0, None);
+        let human = render(&items, &s, ErrorFormat::Human, false);
+        assert!(
+            human.starts_with(
+                "error[ome::runtime::not-found]: manifests/isvc.yaml:4:5: \
+                 InferenceService/demo/x: spec.runtime.name: runtime srt-x not found\n"
+            ),
+            "{human}"
+        );
+        assert!(
+            human.contains("manifests/isvc.yaml:3:3: named here"),
+            "{human}"
+        );
+        assert!(!human.contains("srt-x\n"), "no quoted line: {human}");
+        assert_eq!(
+            render(&items, &s, ErrorFormat::Github, false)
+                .lines()
+                .next(),
+            Some(
+                "::error file=manifests/isvc.yaml,line=4,endLine=4,col=5,endColumn=6,title=ome%3A%3Aruntime%3A%3Anot-found::\
+                 InferenceService/demo/x: spec.runtime.name: runtime srt-x not found%0Ahelp: add the runtime's file to the paths"
+            )
+        );
+        // Read again as it was, the text is quoted as if it had never gone.
+        let mut again = sources();
+        again.release(0, "manifests/isvc.yaml".into(), stamp);
+        again.restore(
+            0,
+            Some("kind: InferenceService\nspec:\n  runtime:\n    name: srt-x\n".to_string()),
+        );
+        for format in [ErrorFormat::Human, ErrorFormat::Github, ErrorFormat::Json] {
+            assert_eq!(
+                render(&items, &again, format, false),
+                one(&d, format),
+                "{format:?}"
+            );
+        }
     }
 
     #[test]

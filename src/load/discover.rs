@@ -30,6 +30,21 @@ pub(crate) struct LoadOptions {
     /// written, and shown and matched against the globs as written: `diff --base-ref`
     /// reads the paths inside the repository from a checkout of the base revision.
     pub(crate) relocated: Vec<(PathBuf, PathBuf)>,
+    /// What becomes of the texts of the files once parsed.
+    pub(crate) texts: Texts,
+}
+
+/// What the loader keeps of the text of a file read from disk once it is parsed
+/// (SEMANTICS.md#source-texts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Texts {
+    /// Every text stays in memory: for the commands that use them beyond diagnostics
+    /// (`model-metadata --write` merges into one, `pin` compares the lock with one).
+    #[default]
+    Kept,
+    /// Released (files of at most 1 MiB), and read again for the diagnostics that quote
+    /// them: a render keeps in memory what it writes, not what it read.
+    Released,
 }
 
 impl LoadOptions {

@@ -18,13 +18,13 @@ mod objects;
 pub(crate) mod snapshot;
 
 pub(crate) use committed::{Committed, read_committed};
-pub(crate) use discover::{Input, LoadOptions, OUTPUT_MARKER};
+pub(crate) use discover::{Input, LoadOptions, OUTPUT_MARKER, Texts};
 pub(crate) use limits::{Limits, raise_help};
 pub(crate) use model_config::{ModelConfigs, read_manifest};
 pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::source::Sources;
+use crate::source::{Sources, Stamp};
 use crate::yaml::parse::{AliasBudget, limit_names};
 use crate::yaml::{Node, Pos};
 use rayon::prelude::*;
@@ -76,17 +76,23 @@ fn bytes_limit(file: u32, message: String, limit: &str) -> Diagnostic {
         .help(raise_help(limit))
 }
 
+/// The largest file whose text a render releases once parsed (SEMANTICS.md#source-texts).
+/// The texts of many small files go back to the allocator's pages, where the render's own
+/// allocations reuse them; one big file (a whole stream) is read again whole for any one
+/// diagnostic it holds, at the end of the run, and costs more than it saves (BENCHMARKS.md).
+const RELEASED_UP_TO: u64 = 1 << 20;
+
 /// One input after the parallel read: its bytes, or why they were not read.
 enum Read {
     /// Standard input, read before.
     Stdin,
     /// Read by a thread, which also checked it is UTF-8 and moved it into its shared text.
-    Text(Decoded),
+    Text(Decoded, Stamp),
     /// The file's size passes `file-bytes`.
     TooLarge,
     /// Not read yet: the files read so far (in whatever order the threads took them) may have
     /// spent the `total-bytes` budget. Read afterwards if the files before it leave room.
-    Deferred(std::fs::File, u64),
+    Deferred(std::fs::File, Stamp),
     Failed(String),
 }
 
@@ -107,14 +113,18 @@ impl Decoded {
 }
 
 /// Opens a file named by the walk or the command line, refusing anything that is not a
-/// regular file by the time it is opened, and returns it with its size.
-fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, u64), String> {
+/// regular file by the time it is opened, and returns it with its size and time.
+fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, Stamp), String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file".to_string());
     }
-    Ok((file, meta.len()))
+    let stamp = Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+    };
+    Ok((file, stamp))
 }
 
 /// Reads at most `max + 1` bytes of `file`, `size` long when it was measured.
@@ -151,7 +161,14 @@ pub(crate) fn load_more(
     stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
 ) -> Result<Loaded, LoadError> {
     let discovered = discover::discover(options)?;
-    load_discovered(base, discovered, &options.paths, &options.limits, stdin)
+    load_discovered(
+        base,
+        discovered,
+        &options.paths,
+        &options.limits,
+        options.texts,
+        stdin,
+    )
 }
 
 /// Reads only the settings file after what `base` holds: `settings` when given, else
@@ -162,7 +179,9 @@ pub(crate) fn load_settings(
     limits: &Limits,
 ) -> Result<Loaded, LoadError> {
     let discovered = discover::settings_only(settings)?;
-    load_discovered(base, discovered, &[], limits, &mut |_| Ok(Vec::new()))
+    load_discovered(base, discovered, &[], limits, Texts::Kept, &mut |_| {
+        Ok(Vec::new())
+    })
 }
 
 /// The note that no settings file was found where it was looked for.
@@ -185,6 +204,7 @@ fn load_discovered(
     discovered: discover::Discovered,
     roots: &[PathBuf],
     limits: &Limits,
+    texts: Texts,
     stdin: &mut dyn FnMut(u64) -> std::io::Result<Vec<u8>>,
 ) -> Result<Loaded, LoadError> {
     let Loaded {
@@ -227,14 +247,15 @@ fn load_discovered(
                 None => Read::Stdin,
                 Some(p) => match open_regular(p) {
                     Err(e) => Read::Failed(e),
-                    Ok((_, size)) if size > limits.file_bytes => Read::TooLarge,
-                    Ok((file, size)) => {
+                    Ok((_, stamp)) if stamp.len > limits.file_bytes => Read::TooLarge,
+                    Ok((file, stamp)) => {
+                        let size = stamp.len;
                         let before = taken.fetch_add(size, Ordering::Relaxed);
                         if before.saturating_add(size) > limits.total_bytes {
-                            Read::Deferred(file, size)
+                            Read::Deferred(file, stamp)
                         } else {
                             match read_all(file, size, limits.file_bytes) {
-                                Ok(bytes) => Read::Text(Decoded::of(bytes)),
+                                Ok(bytes) => Read::Text(Decoded::of(bytes), stamp),
                                 Err(e) => Read::Failed(e),
                             }
                         }
@@ -254,16 +275,19 @@ fn load_discovered(
         )
     };
     let mut files = Vec::with_capacity(read.len());
+    // The files whose texts can be released once parsed: read from disk, whole.
+    let mut releasable: Vec<(u32, PathBuf, Stamp)> = Vec::new();
     let mut total: u64 = 0;
     for (id, input, read) in read {
-        // The size the input counts for, and its text if a thread read it.
-        let (size, decoded) = match read {
+        // The size the input counts for, its text if a thread read it, and what the file
+        // was when opened.
+        let (size, decoded, stamp) = match read {
             Read::Stdin => {
                 let decoded = Decoded::of(stdin_bytes.take().unwrap_or_default());
-                (decoded.len, Ok(decoded))
+                (decoded.len, Ok(decoded), None)
             }
-            Read::Text(decoded) => (decoded.len, Ok(decoded)),
-            Read::Deferred(file, size) => (size, Err(file)),
+            Read::Text(decoded, stamp) => (decoded.len, Ok(decoded), Some(stamp)),
+            Read::Deferred(file, stamp) => (stamp.len, Err(file), Some(stamp)),
             Read::TooLarge => {
                 diags.push(too_large(id));
                 continue;
@@ -301,6 +325,12 @@ fn load_discovered(
         }
         match decoded.text {
             Some(text) => {
+                if let (Some(stamp), Some(path)) = (stamp, &input.path)
+                    && stamp.len == decoded.len
+                    && stamp.len <= RELEASED_UP_TO
+                {
+                    releasable.push((id, path.clone(), stamp));
+                }
                 sources.set_text(id, text.clone());
                 files.push((id, input, text));
             }
@@ -322,6 +352,11 @@ fn load_discovered(
         .map(|(id, input, _)| (*id, input.path.clone()))
         .collect();
     let mut loaded = parse_files(sources, files, diags, limits);
+    if texts == Texts::Released {
+        for (id, from, stamp) in releasable {
+            loaded.sources.release(id, from, stamp);
+        }
+    }
     model_config::follow(&mut loaded, &origins, roots);
     loaded.model_configs.extend(base_model_configs);
     if loaded.lock.is_none() {
@@ -333,6 +368,33 @@ fn load_discovered(
         loaded.objects = objects;
     }
     Ok(loaded)
+}
+
+/// Reads again the released texts of `files` (those diagnostics quote), in parallel; a file
+/// that changed since it was loaded, or can no longer be read, keeps no text
+/// (SEMANTICS.md#source-texts).
+pub(crate) fn read_again(sources: &Sources, files: impl IntoIterator<Item = u32>) {
+    let texts: Vec<(u32, Option<String>)> = sources
+        .to_read_again(files)
+        .into_par_iter()
+        .map(|(id, from, stamp)| (id, text_again(from, stamp)))
+        .collect();
+    for (id, text) in texts {
+        sources.restore(id, text);
+    }
+}
+
+/// The text of the file at `from`, if it is still what `stamp` says.
+fn text_again(from: &std::path::Path, stamp: Stamp) -> Option<String> {
+    let (file, now) = open_regular(from).ok()?;
+    if now != stamp {
+        return None;
+    }
+    let bytes = read_all(file, stamp.len, stamp.len).ok()?;
+    if bytes.len() as u64 != stamp.len {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Loads files given as text (path, text): the same parsing, without touching the file
@@ -498,7 +560,14 @@ mod tests {
             let read: Vec<&str> = loaded.objects.iter().map(|o| o.name.as_str()).collect();
             assert!(read.is_empty(), "no objects in these files: {read:?}");
             let texts: Vec<bool> = (0..4)
-                .map(|f| !loaded.sources.get(f).unwrap().text.is_empty())
+                .map(|f| {
+                    loaded
+                        .sources
+                        .get(f)
+                        .unwrap()
+                        .text()
+                        .is_some_and(|t| !t.is_empty())
+                })
                 .collect();
             assert_eq!(
                 texts,
@@ -519,6 +588,61 @@ mod tests {
         // a (100 bytes) and c (100) fit; d would pass 230 only with b, which was not read.
         assert_eq!(found[1].0, "d.yaml");
         assert!(found[1].2.contains("limit `total-bytes`"), "{found:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_render_releases_the_texts_of_files_and_reads_again_those_unchanged() {
+        let dir = scratch("released");
+        std::fs::write(dir.join("a.yaml"), "a: 1\n").unwrap();
+        std::fs::write(dir.join("b.yaml"), "b: 2\n").unwrap();
+        std::fs::write(dir.join("c.yaml"), "c: 3\n").unwrap();
+        let big = format!("e: {}\n", "x".repeat(RELEASED_UP_TO as usize));
+        std::fs::write(dir.join("e.yaml"), &big).unwrap();
+        let text =
+            |loaded: &Loaded, f: u32| loaded.sources.get(f).unwrap().text().map(str::to_string);
+        let kept = load(
+            &LoadOptions {
+                paths: vec![dir.clone()],
+                ..LoadOptions::default()
+            },
+            &mut no_stdin,
+        )
+        .unwrap();
+        assert_eq!(text(&kept, 0).as_deref(), Some("a: 1\n"));
+        let options = LoadOptions {
+            paths: vec![dir.clone(), "-".into()],
+            texts: Texts::Released,
+            ..LoadOptions::default()
+        };
+        let loaded = load(&options, &mut |_| Ok(b"d: 4\n".to_vec())).unwrap();
+        assert_eq!(loaded.sources.len(), 5);
+        assert_eq!(
+            (0..3).map(|f| text(&loaded, f)).collect::<Vec<_>>(),
+            [None, None, None],
+            "released once parsed"
+        );
+        assert_eq!(
+            text(&loaded, 3).as_deref(),
+            Some(big.as_str()),
+            "too big to release"
+        );
+        assert_eq!(text(&loaded, 4).as_deref(), Some("d: 4\n"), "stdin is kept");
+        // b changes its length, c its time; a stays as it was read.
+        std::fs::write(dir.join("b.yaml"), "b: 22\n").unwrap();
+        let c = std::fs::File::options()
+            .write(true)
+            .open(dir.join("c.yaml"))
+            .unwrap();
+        c.set_modified(std::time::SystemTime::UNIX_EPOCH).unwrap();
+        read_again(&loaded.sources, [2, 0, 1, 0, 3, 4]);
+        assert_eq!(text(&loaded, 0).as_deref(), Some("a: 1\n"));
+        assert_eq!(text(&loaded, 1), None, "b changed");
+        assert_eq!(text(&loaded, 2), None, "c changed");
+        // Read again once: a file restored later stays as it was found.
+        std::fs::write(dir.join("b.yaml"), "b: 2\n").unwrap();
+        read_again(&loaded.sources, [1]);
+        assert_eq!(text(&loaded, 1), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

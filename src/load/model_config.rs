@@ -268,8 +268,8 @@ pub(crate) fn read_manifest(
 ) -> Result<(u32, Vec<Object>, Vec<Diagnostic>), LoadError> {
     let display = path.display().to_string();
     let cannot = |e: String| LoadError(format!("cannot read {display}: {e}"));
-    let (file, size) = super::open_regular(path).map_err(cannot)?;
-    let bytes = super::read_all(file, size, limits.file_bytes).map_err(cannot)?;
+    let (file, stamp) = super::open_regular(path).map_err(cannot)?;
+    let bytes = super::read_all(file, stamp.len, limits.file_bytes).map_err(cannot)?;
     if bytes.len() as u64 > limits.file_bytes {
         let id = sources.add(display.clone(), Arc::from(""));
         let d = super::bytes_limit(

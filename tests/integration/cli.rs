@@ -92,6 +92,13 @@ fn input_errors_exit_1_with_nothing_on_stdout_and_file_line_on_stderr() {
         out.stderr
     );
     assert!(out.stderr.contains("isvc.yaml:9:5]"), "{}", out.stderr);
+    // The line quoted, from the file read again after the render released its text
+    // (SEMANTICS.md#source-texts).
+    assert!(
+        out.stderr.contains(" 9 |     name: no-such-model\n"),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stderr
             .contains("InferenceService/llama-demo/llama-3-2-3b-instruct spec.model.name"),
