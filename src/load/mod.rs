@@ -629,6 +629,10 @@ mod tests {
         );
         assert_eq!(text(&loaded, 4).as_deref(), Some("d: 4\n"), "stdin is kept");
         // b changes its length, c its time; a stays as it was read.
+        let b_time = std::fs::metadata(dir.join("b.yaml"))
+            .unwrap()
+            .modified()
+            .unwrap();
         std::fs::write(dir.join("b.yaml"), "b: 22\n").unwrap();
         let c = std::fs::File::options()
             .write(true)
@@ -639,8 +643,14 @@ mod tests {
         assert_eq!(text(&loaded, 0).as_deref(), Some("a: 1\n"));
         assert_eq!(text(&loaded, 1), None, "b changed");
         assert_eq!(text(&loaded, 2), None, "c changed");
-        // Read again once: a file restored later stays as it was found.
+        // Read again once: a file put back as it was, time and all, stays as it was found.
         std::fs::write(dir.join("b.yaml"), "b: 2\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join("b.yaml"))
+            .unwrap()
+            .set_modified(b_time)
+            .unwrap();
         read_again(&loaded.sources, [1]);
         assert_eq!(text(&loaded, 1), None);
         let _ = std::fs::remove_dir_all(&dir);
