@@ -47,14 +47,6 @@ impl SourceFile {
         }
     }
 
-    /// The file's text, shared; as [`SourceFile::text`].
-    pub(crate) fn shared_text(&self) -> Option<Arc<str>> {
-        match &self.released {
-            None => Some(self.text.clone()),
-            Some(r) => r.again.get()?.as_deref().map(Arc::from),
-        }
-    }
-
     /// Where the file's lines (and characters) start, when it has its text.
     pub(crate) fn lines(&self) -> Option<&LineIndex> {
         let text = self.text()?;

@@ -83,9 +83,9 @@ fn write(
                 .help("remove the annotation to have the spec filled, or set the fields yourself"),
             ),
             [model] => {
-                let text = sources.get(id).and_then(|f| f.shared_text()).unwrap_or_default();
+                let text = sources.get(id).and_then(|f| f.text()).unwrap_or_default();
                 let at = model.root.get("spec").map_or(model.pos(), |n| n.pos);
-                match model_file::merge(&text, id, &model.root, meta) {
+                match model_file::merge(text, id, &model.root, meta) {
                     Ok(m) => {
                         for key in &m.null {
                             diags.push(

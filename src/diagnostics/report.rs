@@ -36,15 +36,14 @@ pub(crate) enum Item<'a> {
 
 /// The files the entries quote: where each diagnostic, and each position related to it, is.
 pub(crate) fn quoted_files<'a>(items: &'a [Item<'a>]) -> impl Iterator<Item = u32> + 'a {
-    items.iter().flat_map(|item| match item {
-        Item::Diagnostic(d) => d
-            .pos
-            .into_iter()
-            .chain(d.related.iter().map(|r| r.pos))
-            .map(|p| p.file)
-            .collect(),
-        Item::More { .. } => Vec::new(),
-    })
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Diagnostic(d) => Some(*d),
+            Item::More { .. } => None,
+        })
+        .flat_map(|d| d.pos.into_iter().chain(d.related.iter().map(|r| r.pos)))
+        .map(|p| p.file)
 }
 
 /// How many warnings (or notes) of one code a report shows before it counts the rest.
@@ -805,6 +804,11 @@ mod tests {
                 "::error file=manifests/isvc.yaml,line=4,endLine=4,col=5,endColumn=6,title=ome%3A%3Aruntime%3A%3Anot-found::\
                  InferenceService/demo/x: spec.runtime.name: runtime srt-x not found%0Ahelp: add the runtime's file to the paths"
             )
+        );
+        let json = render(&items, &s, ErrorFormat::Json, false);
+        assert!(
+            json.contains("\"line\":4,\"column\":5,\"end_line\":4,\"end_column\":6,"),
+            "{json}"
         );
         // Read again as it was, the text is quoted as if it had never gone.
         let mut again = sources();

@@ -279,6 +279,16 @@ fn base_ref_renders_the_revision_and_leaves_the_working_tree_alone() {
         "{}",
         out.stderr
     );
+    // And quoted: a base read from a checkout keeps its texts, which go with the checkout
+    // before the report (SEMANTICS.md#source-texts).
+    let (base_report, head_report) = out.stderr.split_once("\nhead: ").unwrap();
+    for report in [base_report, head_report] {
+        assert!(
+            report.contains(" 9 |     name: llama-3-2-3b-instruct\n"),
+            "{}",
+            out.stderr
+        );
+    }
     assert!(!out.stderr.contains("ome-render-base-"), "{}", out.stderr);
     // From a subdirectory, paths are relative to it.
     let sub = run_in_repo(
