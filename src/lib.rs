@@ -3,7 +3,7 @@
 //!
 //! The modules are layers (`ARCHITECTURE.md`); each uses only the ones listed before it:
 //!
-//! - libraries: [`yaml`] (the position-carrying document tree, its reader and emitter),
+//! - libraries: [`k8s`] (the Kubernetes vocabulary: quantities, name rules), [`yaml`] (the position-carrying document tree, its reader and emitter),
 //!   [`source`] (the loaded files), [`diagnostics`] (the one diagnostic type and its
 //!   renderers), [`merge`] (strategic merge, argument rewrites), [`rendered`] (an output
 //!   object), [`modelmeta`] (the model metadata OME's model agent derives from a Hugging Face
@@ -34,6 +34,7 @@ pub(crate) mod emit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub(crate) mod inherit;
+pub(crate) mod k8s;
 pub(crate) mod load;
 pub(crate) mod merge;
 pub(crate) mod model;

@@ -18,6 +18,7 @@ pub(crate) mod names;
 pub(crate) mod objects;
 pub(crate) mod placeholders;
 pub(crate) mod pod;
+pub(crate) mod pod_validation;
 pub(crate) mod raw_deployment;
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -161,6 +162,9 @@ pub(crate) fn render_inference_service(
         out.push(config_map::model_config(isvc, &model_ref.name, model));
     }
     api_server::check(&out, isvc, resolution, diags);
+    // Last, on the objects as they will be applied: after the merge, the overrides and
+    // every mutation of the pods (SEMANTICS.md#pod-validation).
+    pod_validation::check(&out, isvc, diags);
     let errors_after = diags.iter().filter(|d| d.is_error()).count();
     if errors_after > errors_before {
         out.clear();

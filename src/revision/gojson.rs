@@ -11,7 +11,7 @@
 //! table is `gotypes`.
 
 use super::gotypes::{self, Default, I, O};
-use super::quantity;
+use crate::k8s::quantity::Quantity;
 use crate::yaml::{Map, Node, Value};
 use sha2::{Digest, Sha256};
 use std::io::Write as _;
@@ -286,7 +286,7 @@ fn encode(t: Ty<'_>, n: &Node, ctx: &mut Ctx) -> (Node, Node) {
             }
             same(n)
         }
-        Ty::Quantity => match n.scalar_text().as_deref().and_then(quantity::canonical) {
+        Ty::Quantity => match n.scalar_text().as_deref().and_then(canonical_quantity) {
             Some(q) => {
                 let q = Node::new(Value::Str(q), n.pos);
                 (q.clone(), q)
@@ -381,6 +381,30 @@ fn write_go_string(s: &str, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::yaml::parse::parse_stream;
+
+    #[test]
+    fn quantities_as_the_controller_writes_them() {
+        for (input, want) in [
+            ("10", "10"),
+            ("30Gi", "30Gi"),
+            ("1000m", "1"),
+            ("0.5", "500m"),
+            ("1024Mi", "1Gi"),
+            ("1.5Gi", "1536Mi"),
+            ("0.5Ki", "512"),
+            ("1000", "1k"),
+            ("1000e3", "1e6"),
+            ("0Gi", "0"),
+            ("-1000m", "-1"),
+            ("2500M", "2500M"),
+            ("20000M", "20G"),
+        ] {
+            assert_eq!(canonical_quantity(input).as_deref(), Some(want), "{input}");
+        }
+        for opaque in ["", "1.2.3", "abc", "1Zi", "1.0000000001", "1e"] {
+            assert_eq!(canonical_quantity(opaque), None, "{opaque}");
+        }
+    }
 
     fn spec(yaml: &str) -> Node {
         parse_stream(yaml, 0).expect("valid YAML").remove(0).root
@@ -549,4 +573,19 @@ engineConfig:
             r#""a\u003cb\u003e\u0026c\u2028\n\u0001é""#
         );
     }
+}
+
+/// A quantity's JSON text as OME's controller writes it (Go's `String()`), or `None` when
+/// ome-render does not reproduce it: not a quantity, more than nine fraction digits or
+/// eighteen digits in all (Go's arbitrary-precision path, whose rounding changes the hash).
+fn canonical_quantity(text: &str) -> Option<String> {
+    let unsigned = text.trim_start_matches(['+', '-']);
+    let number = &unsigned[..unsigned
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(unsigned.len())];
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if fraction.len() > 9 || whole.len() + fraction.len() > 18 {
+        return None;
+    }
+    Quantity::parse(text).ok()?.canonical()
 }

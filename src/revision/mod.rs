@@ -12,7 +12,6 @@
 pub(crate) mod gojson;
 mod gotypes;
 pub(crate) mod lock;
-mod quantity;
 
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::load::Object;

@@ -55,8 +55,10 @@
 //! - *Bad values.* A constraint, quantity or performance figure the API server would reject
 //!   (`minMemory: 80Gi`, `memoryGB: lots`) is a [`ClassError`] when a policy needs it.
 //!
-//! Quantities (`80Gi`, `141Gi`, `40G`, `3350`, `"9.00"`) are parsed by [`parse_quantity`].
+//! Quantities (`80Gi`, `141Gi`, `40G`, `3350`, `"9.00"`) are read by [`parse_quantity`], with the
+//! one quantity type of `k8s::quantity`.
 
+use crate::k8s::quantity::Quantity;
 use crate::model::inference_service::{AcceleratorSelector, Constraints, InferenceService};
 use crate::model::{AcceleratorClass, Role};
 use std::collections::HashSet;
@@ -457,7 +459,7 @@ fn memory_bytes(class: &AcceleratorClass) -> Result<Option<i64>, ClassError> {
         "capabilities.memoryGB",
         class.capabilities.memory_gb.as_deref(),
     )
-    .map(|q| q.map(whole_value))
+    .map(|q| q.map(|q| q.value()))
 }
 
 /// `capabilities.memoryGB` in GiB, not rounded (for scores).
@@ -469,7 +471,7 @@ fn class_quantity(
     class: &AcceleratorClass,
     field: &str,
     text: Option<&str>,
-) -> Result<Option<f64>, ClassError> {
+) -> Result<Option<Quantity>, ClassError> {
     match text {
         None => Ok(None),
         Some(text) => parse_quantity(text)
@@ -642,7 +644,7 @@ fn capability(
         "capabilities.memoryBandwidthGBps",
         class.capabilities.memory_bandwidth_gbps.as_deref(),
     )?
-    .map_or(0.0, |q| whole_value(q) as f64);
+    .map_or(0.0, |q| q.value() as f64);
     Ok([memory_gib(class)?, bandwidth, compute as f64])
 }
 
@@ -687,11 +689,13 @@ fn cheapest<'c>(
 }
 
 fn quantity_of(class: &AcceleratorClass, field: &str, text: &str) -> Result<f64, ClassError> {
-    parse_quantity(text).ok_or_else(|| ClassError::InvalidClassValue {
-        class: class.name.clone(),
-        field: field.to_string(),
-        value: text.to_string(),
-    })
+    parse_quantity(text)
+        .map(|q| q.as_f64())
+        .ok_or_else(|| ClassError::InvalidClassValue {
+            class: class.name.clone(),
+            field: field.to_string(),
+            value: text.to_string(),
+        })
 }
 
 /// The class with the lowest value; the first one on ties.
@@ -714,72 +718,10 @@ fn tier_rank(tier: &str) -> f64 {
     }
 }
 
-/// Go's `Quantity.Value()`: the value rounded up to a whole number.
-fn whole_value(q: f64) -> i64 {
-    // `as` saturates, so out-of-range values cannot wrap.
-    q.ceil() as i64
-}
-
-/// A Kubernetes quantity (`80Gi`, `40G`, `3350`, `9.00`, `1.5e3`, `500m`) as a number, or
-/// `None` when it is not one.
-///
-/// The grammar is Kubernetes': an optional sign, digits with at most one decimal point, then
-/// a binary suffix (`Ki` … `Ei`), a decimal suffix (`n`, `u`, `m`, `k`, `M`, `G`, `T`, `P`,
-/// `E`) or a decimal exponent (`e3`, `E-2`). The value is an `f64`, exact for the whole
-/// numbers and short decimals accelerator classes use.
-pub(crate) fn parse_quantity(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let number_len = unsigned
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(unsigned.len());
-    let (number, suffix) = unsigned.split_at(number_len);
-    let digits = number.chars().filter(char::is_ascii_digit).count();
-    if digits == 0 || number.matches('.').count() > 1 {
-        return None;
-    }
-    let sign_len = text.len() - unsigned.len();
-    let signed_number = &text[..sign_len + number_len];
-    let binary_exponent = match suffix {
-        "Ki" => Some(10),
-        "Mi" => Some(20),
-        "Gi" => Some(30),
-        "Ti" => Some(40),
-        "Pi" => Some(50),
-        "Ei" => Some(60),
-        _ => None,
-    };
-    let value = if let Some(power) = binary_exponent {
-        signed_number.parse::<f64>().ok()? * 2f64.powi(power)
-    } else {
-        let decimal_exponent: i32 = match suffix {
-            "" => 0,
-            "n" => -9,
-            "u" => -6,
-            "m" => -3,
-            "k" => 3,
-            "M" => 6,
-            "G" => 9,
-            "T" => 12,
-            "P" => 15,
-            "E" => 18,
-            _ => {
-                let exponent = suffix.strip_prefix(['e', 'E'])?;
-                let exponent_digits = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
-                if exponent_digits.is_empty()
-                    || !exponent_digits.bytes().all(|b| b.is_ascii_digit())
-                {
-                    return None;
-                }
-                exponent.parse().ok()?
-            }
-        };
-        // Parsing `<number>e<exponent>` rounds once, so `0.3k` is exactly 300.
-        format!("{signed_number}e{decimal_exponent}")
-            .parse::<f64>()
-            .ok()?
-    };
-    value.is_finite().then_some(value)
+/// A Kubernetes quantity (`80Gi`, `40G`, `3350`, `9.00`, `1.5e3`, `500m`), as the API server
+/// reads it (surrounding spaces ignored), or `None` when it is not one.
+pub(crate) fn parse_quantity(text: &str) -> Option<Quantity> {
+    Quantity::parse(text.trim()).ok()
 }
 
 #[cfg(test)]
@@ -1405,24 +1347,30 @@ mod tests {
     #[test]
     fn quantities() {
         let gib = 1024.0 * 1024.0 * 1024.0;
-        assert_eq!(parse_quantity("80Gi"), Some(80.0 * gib));
-        assert_eq!(parse_quantity("141Gi"), Some(141.0 * gib));
-        assert_eq!(parse_quantity("192Gi"), Some(192.0 * gib));
-        assert_eq!(parse_quantity("80"), Some(80.0));
-        assert_eq!(parse_quantity("40G"), Some(40e9));
-        assert_eq!(parse_quantity("9.00"), Some(9.0));
-        assert_eq!(parse_quantity("0.3k"), Some(300.0));
-        assert_eq!(parse_quantity("500m"), Some(0.5));
-        assert_eq!(parse_quantity("1.5e3"), Some(1500.0));
-        assert_eq!(parse_quantity("2E-1"), Some(0.2));
-        assert_eq!(parse_quantity("+.5Ki"), Some(512.0));
-        assert_eq!(parse_quantity("-1"), Some(-1.0));
-        for bad in [
-            "", "Gi", "1.2.3", "80GB", "1e", "1e+", "ten", "1 Gi", "1e999999",
-        ] {
-            assert_eq!(parse_quantity(bad), None, "{bad}");
+        let f = |t: &str| parse_quantity(t).map(|q| q.as_f64());
+        assert_eq!(f("80Gi"), Some(80.0 * gib));
+        assert_eq!(f("141Gi"), Some(141.0 * gib));
+        assert_eq!(f(" 192Gi "), Some(192.0 * gib));
+        assert_eq!(f("80"), Some(80.0));
+        assert_eq!(f("40G"), Some(40e9));
+        assert_eq!(f("9.00"), Some(9.0));
+        assert_eq!(f("0.3k"), Some(300.0));
+        assert_eq!(f("500m"), Some(0.5));
+        assert_eq!(f("1.5e3"), Some(1500.0));
+        assert_eq!(f("2E-1"), Some(0.2));
+        assert_eq!(f("+.5Ki"), Some(512.0));
+        assert_eq!(f("-1"), Some(-1.0));
+        for bad in ["", "1.2.3", "80GB", "1e", "1e+", "ten", "1 Gi"] {
+            assert_eq!(f(bad), None, "{bad}");
         }
-        assert_eq!(whole_value(parse_quantity("1.5").unwrap()), 2);
-        assert_eq!(whole_value(parse_quantity("80G").unwrap()) / GIB, 74);
+        // Go reads a lone suffix as 0 (the CRD pattern refuses it), and a huge exponent
+        // saturates its whole value.
+        assert_eq!(f("Gi"), Some(0.0));
+        assert_eq!(
+            parse_quantity("1e999999").map(|q| q.value()),
+            Some(i64::MAX)
+        );
+        assert_eq!(parse_quantity("1.5").map(|q| q.value()), Some(2));
+        assert_eq!(parse_quantity("80G").map(|q| q.value() / GIB), Some(74));
     }
 }

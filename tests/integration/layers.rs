@@ -1,5 +1,5 @@
 //! The layers of ARCHITECTURE.md, enforced: a module may use only modules at or below its
-//! own layer. The libraries (`yaml`, `source`, `diagnostics`, `merge`, `rendered`) sit
+//! own layer. The libraries (`k8s`, `yaml`, `source`, `diagnostics`, `merge`, `rendered`) sit
 //! beneath the stages; the stages run load → model → catalog → inherit → select → render →
 //! emit, and `diff` compares two renders; `pipeline`, `cli` and `commands` sit on top.
 
@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// Every top-level module of `src/`, lowest first. A new module gets a place here.
 const LAYERS: &[&str] = &[
+    "k8s",
     "yaml",
     "source",
     "diagnostics",

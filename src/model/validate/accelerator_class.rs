@@ -1,6 +1,9 @@
 //! The CRD schema of an AcceleratorClass (no OME webhook checks them): `capabilities` and
-//! `discovery` are required, and each of `resources` has a `name` (SEMANTICS.md#admission).
+//! `discovery` are required, each of `resources` has a `name`, and its quantities — each
+//! resource's `quantity`, `capabilities.memoryGB` and `memoryBandwidthGBps`, and the three
+//! `cost` figures — are integers or strings of the quantity pattern (SEMANTICS.md#admission).
 
+use super::pod::quantity_field;
 use super::{Findings, present};
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::yaml::{Node, Pos};
@@ -28,6 +31,24 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic
                 r.pos,
                 &format!("spec.resources[{i}].name"),
             );
+        }
+        if let Some(q) = r.as_map().and_then(|_| present(r, "quantity")) {
+            quantity_field(&mut f, q, &format!("spec.resources[{i}].quantity"));
+        }
+    }
+    for (parent, key) in [
+        ("capabilities", "memoryGB"),
+        ("capabilities", "memoryBandwidthGBps"),
+        ("cost", "perHour"),
+        ("cost", "spotPerHour"),
+        ("cost", "perMillionTokens"),
+    ] {
+        if let Some(q) = spec
+            .get(parent)
+            .filter(|p| p.as_map().is_some())
+            .and_then(|p| present(p, key))
+        {
+            quantity_field(&mut f, q, &format!("spec.{parent}.{key}"));
         }
     }
     f.diags

@@ -8,17 +8,14 @@
 
 use super::go;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::k8s::meta::{
+    self, dns1123_label_problems as label_problems, is_dns1035_chars as is_dns1035,
+    is_label_chars as is_label, is_label_value as label_value_allowed,
+    is_qualified_name as label_key_allowed, is_subdomain_chars as is_subdomain, max_len,
+    qualified_name_problems as label_key_problems,
+};
 use crate::yaml::{Node, Pos, Value};
 
-/// The DNS-1123 subdomain pattern, as apimachinery prints it.
-const SUBDOMAIN: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-/// The DNS-1123 label pattern.
-const LABEL: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-/// The DNS-1035 label pattern.
-const DNS1035: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-/// A label key's name part, and a label value.
-const LABEL_KEY: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 /// The total size of an object's annotations, keys and values (256 KiB).
 pub(crate) const ANNOTATIONS_MAX_BYTES: usize = 256 << 10;
 
@@ -75,27 +72,13 @@ impl NameRule {
         let mut out = Vec::new();
         match self {
             NameRule::Subdomain | NameRule::CronJob => {
-                if name.len() > 253 {
-                    out.push(max_len(253));
-                }
-                if !is_subdomain(name) {
-                    out.push(subdomain_message());
-                }
+                out.extend(meta::dns1123_subdomain_problems(name));
                 if self == NameRule::CronJob && name.len() > 52 {
                     out.push(max_len(52));
                 }
             }
             NameRule::Label => out.extend(label_problems(name)),
-            NameRule::Dns1035 => {
-                if name.len() > 63 {
-                    out.push(max_len(63));
-                }
-                if !is_dns1035(name) {
-                    out.push(format!(
-                        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '{DNS1035}')"
-                    ));
-                }
-            }
+            NameRule::Dns1035 => out.extend(meta::dns1035_label_problems(name)),
             NameRule::PathSegment => out.extend(path_segment_problems(name)),
         }
         out
@@ -121,34 +104,6 @@ impl NameRule {
     }
 }
 
-fn max_len(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-fn subdomain_message() -> String {
-    format!(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '{SUBDOMAIN}')"
-    )
-}
-
-/// apimachinery's `IsDNS1123Label`: a namespace's rule.
-fn label_problems(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if name.len() > 63 {
-        out.push(max_len(63));
-    }
-    if !is_label(name) {
-        out.push(if is_subdomain(name) {
-            "must not contain dots".to_string()
-        } else {
-            format!(
-                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '{LABEL}')"
-            )
-        });
-    }
-    out
-}
-
 fn path_segment_problems(name: &str) -> Vec<String> {
     if name == "." || name == ".." {
         return vec![format!("may not be '{name}'")];
@@ -158,109 +113,6 @@ fn path_segment_problems(name: &str) -> Vec<String> {
         .filter(|c| name.contains(*c))
         .map(|c| format!("may not contain '{c}'"))
         .collect()
-}
-
-/// One DNS-1123 label's characters (length aside): lowercase letters, digits and '-',
-/// starting and ending with a letter or digit.
-fn is_label(name: &str) -> bool {
-    let b = name.as_bytes();
-    !b.is_empty()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-}
-
-/// Whether `name` is a DNS-1123 subdomain (length aside): dot-separated labels.
-pub(crate) fn is_subdomain(name: &str) -> bool {
-    name.split('.').all(is_label)
-}
-
-/// A DNS-1035 label (length aside): a DNS-1123 label that starts with a letter.
-fn is_dns1035(name: &str) -> bool {
-    is_label(name) && name.as_bytes()[0].is_ascii_lowercase()
-}
-
-/// `[A-Za-z0-9]`, then `[-A-Za-z0-9_.]`, ending with `[A-Za-z0-9]`: a label key's name part
-/// and a non-empty label value.
-fn is_label_word(s: &str) -> bool {
-    let b = s.as_bytes();
-    let edge = |c: u8| c.is_ascii_alphanumeric();
-    !b.is_empty()
-        && edge(b[0])
-        && edge(b[b.len() - 1])
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// apimachinery's `IsLabelKey` (a "qualified name"), also the rule of annotation keys
-/// (lower-cased first).
-pub(crate) fn label_key_problems(key: &str) -> Vec<String> {
-    let mut parts = key.split('/');
-    let (prefix, name) = match (parts.next(), parts.next(), parts.next()) {
-        (Some(name), None, _) => (None, name),
-        (Some(prefix), Some(name), None) => (Some(prefix), name),
-        _ => {
-            return vec![format!(
-                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{LABEL_KEY}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-            )];
-        }
-    };
-    let mut out = Vec::new();
-    if let Some(prefix) = prefix {
-        if prefix.is_empty() {
-            out.push("prefix part must be non-empty".to_string());
-        } else {
-            if prefix.len() > 253 {
-                out.push(format!("prefix part {}", max_len(253)));
-            }
-            if !is_subdomain(prefix) {
-                out.push(format!("prefix part {}", subdomain_message()));
-            }
-        }
-    }
-    if name.is_empty() {
-        out.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        out.push(format!("name part {}", max_len(63)));
-    }
-    if !is_label_word(name) {
-        out.push(format!(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{LABEL_KEY}')"
-        ));
-    }
-    out
-}
-
-fn label_key_allowed(key: &str) -> bool {
-    match key.split_once('/') {
-        None => key.len() <= 63 && is_label_word(key),
-        Some((prefix, name)) => {
-            !prefix.is_empty()
-                && prefix.len() <= 253
-                && is_subdomain(prefix)
-                && name.len() <= 63
-                && is_label_word(name)
-        }
-    }
-}
-
-/// apimachinery's `IsLabelValue`.
-pub(crate) fn label_value_problems(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if value.len() > 63 {
-        out.push(max_len(63));
-    }
-    if !value.is_empty() && !is_label_word(value) {
-        out.push(format!(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '{LABEL_VALUE}')"
-        ));
-    }
-    out
-}
-
-fn label_value_allowed(value: &str) -> bool {
-    value.is_empty() || value.len() <= 63 && is_label_word(value)
 }
 
 /// One metadata problem: the field it is in, the value, apimachinery's message, and where.
@@ -333,7 +185,7 @@ pub(crate) fn label_problems_of<'a>(
             }
         }
         if !label_value_allowed(value) {
-            for m in label_value_problems(value) {
+            for m in meta::label_value_problems(value) {
                 let mut p = invalid(
                     field,
                     value,
@@ -543,7 +395,7 @@ mod tests {
             (&*"a".repeat(64), false),
         ] {
             assert_eq!(label_value_allowed(value), ok, "{value}");
-            assert_eq!(label_value_problems(value).is_empty(), ok, "{value}");
+            assert_eq!(meta::label_value_problems(value).is_empty(), ok, "{value}");
         }
     }
 

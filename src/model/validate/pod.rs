@@ -8,13 +8,11 @@
 
 use super::{Findings, present};
 use crate::diagnostics::Code;
+use crate::k8s::meta::port_name_problems;
+use crate::k8s::quantity::{self, PATTERN as QUANTITY_PATTERN};
 use crate::yaml::{Node, Value};
 
 const CODE: Code = Code::InvalidField;
-
-/// The CRD schema's pattern of a resource quantity (`resource.Quantity`), as the API server
-/// prints it.
-pub(crate) const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 
 /// The JSON type kube-openapi names in its messages.
 pub(crate) fn json_type(node: &Node) -> &'static str {
@@ -175,7 +173,7 @@ fn check_container(f: &mut Findings<'_>, container: &Node, path: &str) {
             };
             // The path is made only for a value to report.
             for (name, value) in list.iter().filter(|(_, v)| !is_valid_quantity(v)) {
-                quantity(f, value, &format!("{path}.resources.{key}.{name}"));
+                quantity_field(f, value, &format!("{path}.resources.{key}.{name}"));
             }
         }
     }
@@ -246,35 +244,11 @@ fn check_port(f: &mut Findings<'_>, port: &Node, path: &str) {
     }
 }
 
-/// apimachinery's `IsValidPortName` (an IANA service name).
-fn port_name_problems(name: &str) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if name.len() > 15 {
-        out.push("must be no more than 15 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
-        out.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-    }
-    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
-        out.push("must contain at least one letter (a-z)");
-    }
-    if name.contains("--") {
-        out.push("must not contain consecutive hyphens");
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        out.push("must not begin or end with a hyphen");
-    }
-    out
-}
-
-/// Whether [`quantity`] finds nothing to report in `node`.
+/// Whether [`quantity_field`] finds nothing to report in `node`.
 fn is_valid_quantity(node: &Node) -> bool {
     match &node.value {
         Value::Int(_) | Value::Null => true,
-        Value::Str(s) => is_quantity(s),
+        Value::Str(s) => quantity::pattern_matches(s),
         _ => false,
     }
 }
@@ -282,7 +256,7 @@ fn is_valid_quantity(node: &Node) -> bool {
 /// A resource quantity of the CRD schema: an integer or a string matching
 /// [`QUANTITY_PATTERN`] (`x-kubernetes-int-or-string`); a YAML float such as `0.5` is a JSON
 /// number, which the schema refuses.
-fn quantity(f: &mut Findings<'_>, node: &Node, path: &str) {
+pub(crate) fn quantity_field(f: &mut Findings<'_>, node: &Node, path: &str) {
     if is_valid_quantity(node) {
         return;
     }
@@ -316,85 +290,11 @@ fn quantity(f: &mut Findings<'_>, node: &Node, path: &str) {
     }
 }
 
-/// Whether `s` matches [`QUANTITY_PATTERN`]: an optional sign, a decimal number (`1`, `1.`,
-/// `1.5`, `.5`), then nothing, a binary suffix (`Ki` … `Ei`), a decimal suffix (`n`, `u`,
-/// `m`, `k`, `M`, `G`, `T`, `P`, `E`) or an exponent (`e3`, `E-2.5`).
-pub(crate) fn is_quantity(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let Some(after) = decimal(b, i) else {
-        return false;
-    };
-    i = after;
-    match &b[i..] {
-        [] => true,
-        [b'K' | b'M' | b'G' | b'T' | b'P' | b'E', b'i'] => true,
-        [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => true,
-        [b'e' | b'E', rest @ ..] => {
-            let skip = usize::from(matches!(rest.first(), Some(b'+' | b'-')));
-            decimal(rest, skip) == Some(rest.len())
-        }
-        _ => false,
-    }
-}
-
-/// `[0-9]+(\.[0-9]*)?` or `\.[0-9]+` from `i`: where it ends, if it is there.
-fn decimal(b: &[u8], mut i: usize) -> Option<usize> {
-    let start = i;
-    while b.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-    }
-    let whole = i > start;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let fraction_start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        if !whole && i == fraction_start {
-            return None;
-        }
-        return Some(i);
-    }
-    whole.then_some(i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::diagnostics::ObjectRef;
     use crate::yaml::Pos;
-
-    #[test]
-    fn quantities_follow_the_crd_pattern() {
-        for ok in [
-            "1", "10", "500m", "30Gi", "1.5", "1.", ".5", "+1", "-1", "1e3", "1E-3", "1e2.5",
-            "8Ei", "2k", "0",
-        ] {
-            assert!(is_quantity(ok), "{ok}");
-        }
-        for bad in [
-            "", "ten", "1Zi", "1Kb", ".", "1..2", "1e", "e3", "1 Gi", "Gi", "--1", "1ki", "1mi",
-        ] {
-            assert!(!is_quantity(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn port_names_follow_iana() {
-        assert!(port_name_problems("http").is_empty());
-        assert!(port_name_problems("h2c-8080").is_empty());
-        assert_eq!(
-            port_name_problems("8080"),
-            ["must contain at least one letter (a-z)"]
-        );
-        assert_eq!(
-            port_name_problems("a--b"),
-            ["must not contain consecutive hyphens"]
-        );
-        assert_eq!(port_name_problems("averyveryverylongname").len(), 1);
-        assert_eq!(port_name_problems("Http_1").len(), 1);
-    }
 
     fn messages(yaml: &str) -> Vec<String> {
         let root = crate::yaml::parse::parse_stream(yaml, 0)
