@@ -658,7 +658,7 @@ mod tests {
             ("1.2.3", QuantityError::Format),
             ("1e2.5", QuantityError::Format),
             ("--1", QuantityError::Suffix),
-                        ("1e", QuantityError::Suffix),
+            ("1e", QuantityError::Suffix),
             ("1e+", QuantityError::Suffix),
             ("1ki", QuantityError::Suffix),
             ("1K", QuantityError::Suffix),

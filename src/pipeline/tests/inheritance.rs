@@ -276,7 +276,7 @@ fn vector_8_and_9_fields_merge() {
         .replace("  modelSizeRange: {min: 2B, max: 4B}\n", "  modelSizeRange: {max: 8B}\n")
         .replace(
             "        requests: {cpu: \"10\", memory: 30Gi, nvidia.com/gpu: \"1\"}\n        limits: {cpu: \"10\", memory: 30Gi, nvidia.com/gpu: \"1\"}\n",
-            "        requests: {memory: 40Gi}\n",
+            "        requests: {memory: 20Gi}\n",
         );
     let parent_resources = parent_range.replace(
         "      ports:",
@@ -298,7 +298,7 @@ fn vector_8_and_9_fields_merge() {
     let c = container(&r);
     assert_eq!(
         json(c.at(&["resources", "requests"])),
-        r#"{"cpu":"10","memory":"40Gi"}"#
+        r#"{"cpu":"10","memory":"20Gi"}"#
     );
     assert_eq!(
         json(c.at(&["resources", "limits"])),

@@ -172,10 +172,10 @@ fn unnamed_runner_keeps_the_runtimes_name() {
     let r = render(&format!(
         "{MODEL}{}{}",
         runtime(
-            "    runner:\n      name: decoder-runner\n      image: i\n      command: [/bin/decode]\n      args: [--mode, streaming]\n      volumeMounts: [{name: models, mountPath: /models}]\n"
+            "    runner:\n      name: decoder-runner\n      image: i\n      command: [/bin/decode]\n      args: [--mode, streaming]\n      volumeMounts: [{name: models, mountPath: /models}]\n    volumes: [{name: models, emptyDir: {}}, {name: cache, emptyDir: {}}]\n"
         ),
         isvc(
-            "  engine:\n    runner:\n      args: [--mode, batch, --batch-size, \"64\"]\n      volumeMounts: [{name: cache, mountPath: /cache}, {name: models, mountPath: /models}]\n      resources: {requests: {nvidia.com/gpu: 1}}\n"
+            "  engine:\n    runner:\n      args: [--mode, batch, --batch-size, \"64\"]\n      volumeMounts: [{name: cache, mountPath: /cache}, {name: models, mountPath: /models}]\n      resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}\n"
         )
     ));
     assert_eq!(errors(&r), Vec::<&str>::new());
@@ -375,7 +375,7 @@ fn class_resources_and_multinode_merge() {
             "    leader: {nodeSelector: {node-role: leader}, runner: {name: leader, image: l}}\n    worker: {size: 2, runner: {name: worker, image: runtime-worker:v1}}\n"
         ),
         isvc(
-            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader: {}\n    worker: {size: 4, runner: {image: isvc-worker:v2, resources: {requests: {nvidia.com/gpu: 1}}}}\n"
+            "  engine:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader: {}\n    worker: {size: 4, runner: {image: isvc-worker:v2, resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 1}}}}\n"
         )
     ));
     assert_eq!(errors(&r), Vec::<&str>::new());
