@@ -11,8 +11,9 @@
 # Prints each case's median (and fastest) wall time and peak memory, then each ratio with its
 # bound, the ratio of the fastest runs, and the figure BENCHMARKS.md records; exits 1 when a
 # ratio exceeds its recorded figure by more than 20% in both (a regression), 2 when the
-# yardstick is missing. Needs ../shared/bench (gen.py, floor/) and python3; corpora and the
-# floor's build are cached under target/bench/.
+# yardstick is missing. Needs ../shared/bench (gen.py, floor/; BENCH=DIR elsewhere) and python3;
+# corpora and the floor's build are cached under target/bench/. gen.py's corpora are made valid
+# for the API server's pod checks first (scripts/bench-pods-valid.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick= diff_only=
@@ -24,9 +25,11 @@ bench=${BENCH:-../shared/bench}
 work=target/bench
 mkdir -p "$work"
 
-corpus() { # isvcs runtimes models: prints the corpus directory, generating it once
+corpus() { # isvcs runtimes models: prints the corpus directory, generating it once; its
+  # pods made valid for the API server (scripts/bench-pods-valid.py says why)
   local dir=$work/corpus-$1-$2-$3
   [ -d "$dir" ] || python3 "$bench/gen.py" "$dir" --isvcs "$1" --runtimes "$2" --models "$3" --seed 1 >/dev/null
+  python3 scripts/bench-pods-valid.py "$dir"
   echo "$dir"
 }
 stream_of() { # dir: one file holding every document of the corpus, in walk order

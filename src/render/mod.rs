@@ -45,6 +45,7 @@ pub(crate) fn render_inference_service(
 ) -> Vec<Rendered> {
     let mut out = Vec::new();
     let errors_before = diags.iter().filter(|d| d.is_error()).count();
+    let diags_before = diags.len();
     if isvc
         .annotation(DEPLOYMENT_MODE_ANNOTATION)
         .and_then(DeploymentMode::parse)
@@ -164,7 +165,7 @@ pub(crate) fn render_inference_service(
     api_server::check(&out, isvc, resolution, diags);
     // Last, on the objects as they will be applied: after the merge, the overrides and
     // every mutation of the pods (SEMANTICS.md#pod-validation).
-    pod_validation::check(&out, isvc, diags);
+    pod_validation::check(&out, isvc, diags_before, diags);
     let errors_after = diags.iter().filter(|d| d.is_error()).count();
     if errors_after > errors_before {
         out.clear();

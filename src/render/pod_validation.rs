@@ -42,6 +42,9 @@ const POD_SPECS: &[(&[&str], &str)] = &[
     ),
 ];
 
+/// The API server's text for a probe with a second handler.
+const TWO_HANDLERS: &str = "may not specify more than 1 handler type";
+
 /// One refusal: where the value is written, the field, the API server's text and advice.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Problem {
@@ -167,8 +170,26 @@ fn text<'a>(parent: &'a Node, key: &str) -> &'a str {
 }
 
 /// Checks the pod templates of `objects`, rendered from `isvc`; each problem is reported
-/// once, naming the first object that has it.
-pub(crate) fn check(objects: &[Rendered], isvc: &InferenceService, diags: &mut Vec<Diagnostic>) {
+/// once, naming the first object that has it, and not at all at a line where the render's
+/// own errors (`diags[since..]`, a merge's) already are.
+pub(crate) fn check(
+    objects: &[Rendered],
+    isvc: &InferenceService,
+    since: usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let earlier = &diags[since.min(diags.len())..];
+    let reported: HashSet<Pos> = earlier
+        .iter()
+        .filter(|d| d.is_error())
+        .filter_map(|d| d.pos)
+        .collect();
+    // The probes whose merge made a second handler: the merge has said so, with both sides.
+    let merged_probes: HashSet<&str> = earlier
+        .iter()
+        .filter(|d| d.code == Code::InvalidMerge)
+        .filter_map(|d| d.field.as_deref()?.rsplit('.').next())
+        .collect();
     // (where, what) → (first object, problem, how many objects).
     let mut found: Vec<(String, Problem, usize)> = Vec::new();
     let mut seen: HashMap<(Pos, String), usize> = HashMap::new();
@@ -183,6 +204,17 @@ pub(crate) fn check(objects: &[Rendered], isvc: &InferenceService, diags: &mut V
             let mut problems = Problems { out: Vec::new() };
             pod_spec(spec, prefix, &mut problems);
             for p in problems.out {
+                if !p.pos.is_none() && reported.contains(&p.pos) {
+                    continue;
+                }
+                if p.message.ends_with(TWO_HANDLERS)
+                    && p.field
+                        .rsplit('.')
+                        .nth(1)
+                        .is_some_and(|probe| merged_probes.contains(probe))
+                {
+                    continue;
+                }
                 let what = p.message[p.field.len()..].to_string();
                 let key = if p.pos.is_none() {
                     (p.pos, p.message.clone())
@@ -695,7 +727,7 @@ fn handler(p: &Node, field: &dyn Fn(&str) -> String, out: &mut Problems) {
             out.push(
                 h.pos,
                 field(kind),
-                "Forbidden: may not specify more than 1 handler type".to_string(),
+                format!("Forbidden: {TWO_HANDLERS}"),
                 "a probe has one handler: keep one of exec, httpGet, tcpSocket and grpc (the InferenceService's probe replaces the runtime's only when it names the same handler)",
             );
             continue;

@@ -572,3 +572,28 @@ fn the_output_list_grows_by_an_eighth_at_least() {
     assert_eq!(grown(0, 10), 10);
     assert_eq!(grown(usize::MAX, 1), usize::MAX);
 }
+
+/// A probe whose merge makes a second handler is the merge's error, reported once; a probe
+/// written with two handlers is the API server's (SEMANTICS.md#pod-validation).
+#[test]
+fn two_probe_handlers_are_reported_once() {
+    let base = "    runner:\n      name: ome-container\n      image: i\n      readinessProbe: {httpGet: {path: /health, port: 8080}}\n";
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(base),
+        isvc("  engine:\n    runner: {readinessProbe: {tcpSocket: {port: 8080}}}\n")
+    ));
+    assert_eq!(errors(&r).len(), 1, "{:?}", errors(&r));
+    assert!(errors(&r)[0].starts_with("the merged probe has 2 handlers"));
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        runtime(&base.replace("port: 8080}}", "port: 8080}, exec: {command: [x]}}")),
+        isvc("  engine: {}\n")
+    ));
+    assert_eq!(
+        errors(&r),
+        [
+            "the API server refuses the Deployment test-isvc-engine OME's controller creates: spec.template.spec.containers[0].readinessProbe.httpGet: Forbidden: may not specify more than 1 handler type"
+        ]
+    );
+}
