@@ -377,6 +377,21 @@ fn write_go_string(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
+/// A quantity's JSON text as OME's controller writes it (Go's `String()`), or `None` when
+/// ome-render does not reproduce it: not a quantity, more than nine fraction digits or
+/// eighteen digits in all (Go's arbitrary-precision path, whose rounding changes the hash).
+fn canonical_quantity(text: &str) -> Option<String> {
+    let unsigned = text.trim_start_matches(['+', '-']);
+    let number = &unsigned[..unsigned
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(unsigned.len())];
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if fraction.len() > 9 || whole.len() + fraction.len() > 18 {
+        return None;
+    }
+    Quantity::parse(text).ok()?.canonical()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -573,19 +588,4 @@ engineConfig:
             r#""a\u003cb\u003e\u0026c\u2028\n\u0001é""#
         );
     }
-}
-
-/// A quantity's JSON text as OME's controller writes it (Go's `String()`), or `None` when
-/// ome-render does not reproduce it: not a quantity, more than nine fraction digits or
-/// eighteen digits in all (Go's arbitrary-precision path, whose rounding changes the hash).
-fn canonical_quantity(text: &str) -> Option<String> {
-    let unsigned = text.trim_start_matches(['+', '-']);
-    let number = &unsigned[..unsigned
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(unsigned.len())];
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if fraction.len() > 9 || whole.len() + fraction.len() > 18 {
-        return None;
-    }
-    Quantity::parse(text).ok()?.canonical()
 }
