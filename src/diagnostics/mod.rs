@@ -177,16 +177,6 @@ pub(crate) enum Code {
     /// OME's pod webhook would refuse the pod (an unknown profile, a bad port), or an
     /// injector that needs the cluster is triggered (SEMANTICS.md#pod-webhook).
     PodWebhook,
-    /// A model whose pods wait for OME's model agent (SEMANTICS.md#model-agent).
-    ModelAgent,
-    /// A model on storage OME's model agent cannot download: its pods never schedule
-    /// (SEMANTICS.md#model-agent).
-    ModelAgentUnsupported,
-    /// `spec.ttlSecondsAfterCreation`: OME deletes the InferenceService, which a GitOps tool
-    /// would create again (SEMANTICS.md#choice-ttl).
-    TtlDeletion,
-    /// OME kinds passed through without being rendered (SEMANTICS.md#choice-consumed).
-    PassedThrough,
 }
 
 impl Code {
@@ -262,10 +252,6 @@ impl Code {
             Code::KrmFunctionConfig => "ome::krm::function-config",
             Code::Omitted => "ome::report::omitted",
             Code::PodWebhook => "ome::render::pod-webhook",
-            Code::ModelAgent => "ome::model::agent",
-            Code::ModelAgentUnsupported => "ome::model::agent-unsupported",
-            Code::TtlDeletion => "ome::isvc::ttl",
-            Code::PassedThrough => "ome::output::passed-through",
         }
     }
 }
