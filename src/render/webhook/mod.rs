@@ -250,6 +250,9 @@ pub(super) fn dshm_mount() -> Node {
     })
 }
 
+/// One injector: `Err` when it refused the pod (its diagnostic is pushed).
+type Injector = fn(&mut Pod<'_>, &mut Context<'_>) -> Result<(), ()>;
+
 /// The injectors in OME's order. One that refuses stops the chain, as OME's webhook does.
 fn mutate_template(template: &mut Map, cx: &mut Context<'_>) {
     let labelled = template
@@ -272,7 +275,7 @@ fn mutate_template(template: &mut Map, cx: &mut Context<'_>) {
         return;
     };
     let mut pod = Pod { annotations, spec };
-    let injectors: [fn(&mut Pod<'_>, &mut Context<'_>) -> Result<(), ()>; 8] = [
+    let injectors: [Injector; 8] = [
         unrendered::model_init,
         metrics_aggregator::inject,
         unrendered::fine_tuned_adapter,
