@@ -174,6 +174,9 @@ pub(crate) enum Code {
     /// Diagnostics left out of the report past the `diagnostics` limit, counted
     /// (SEMANTICS.md#limits).
     Omitted,
+    /// OME's pod webhook would refuse the pod (an unknown profile, a bad port), or an
+    /// injector that needs the cluster is triggered (SEMANTICS.md#pod-webhook).
+    PodWebhook,
 }
 
 impl Code {
@@ -248,6 +251,7 @@ impl Code {
             Code::KrmResourceList => "ome::krm::resource-list",
             Code::KrmFunctionConfig => "ome::krm::function-config",
             Code::Omitted => "ome::report::omitted",
+            Code::PodWebhook => "ome::render::pod-webhook",
         }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod placeholders;
 pub(crate) mod pod;
 pub(crate) mod pod_validation;
 pub(crate) mod raw_deployment;
+pub(crate) mod webhook;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
@@ -63,11 +64,26 @@ pub(crate) fn render_inference_service(
     }
     let spec = &resolution.runtime.spec;
     let mut service_ports: HashMap<Role, i64> = HashMap::new();
+    let mut annotation_origins: webhook::AnnotationOrigins = isvc
+        .annotations
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.pos))
+        .collect();
     for role in Role::ALL {
         let Some(raw) = isvc.component(role) else {
             continue;
         };
         let merged = merge_component(isvc, role, spec.get(role.config_key()), raw, diags);
+        for (k, v) in merged
+            .get("annotations")
+            .and_then(Node::as_map)
+            .into_iter()
+            .flat_map(Map::iter)
+        {
+            if !v.pos.is_none() {
+                annotation_origins.insert(k.to_string(), v.pos);
+            }
+        }
         let field = format!("spec.{role}");
 
         let mode = match component_mode(isvc, role, &merged) {
@@ -162,6 +178,9 @@ pub(crate) fn render_inference_service(
     if let (Some(model), Some(model_ref)) = (resolution.model, &isvc.model) {
         out.push(config_map::model_config(isvc, &model_ref.name, model));
     }
+    // The pods as they run: OME's pod webhook mutates them when they are created. The API
+    // server's checks come after, so that what the webhook injects is checked too.
+    webhook::mutate_pod_templates(&mut out, isvc, &annotation_origins, diags);
     api_server::check(&out, isvc, resolution, diags);
     // Last, on the objects as they will be applied: after the merge, the overrides and
     // every mutation of the pods (SEMANTICS.md#pod-validation).

@@ -58,9 +58,19 @@ pub(crate) fn scaled_object_name(component_name: &str) -> String {
     format!("scaledobject-{}", last_bytes(component_name, 50))
 }
 
-/// `lws-<last 50 characters of the component name>`: a MultiNode LeaderWorkerSet.
+/// The most a LeaderWorkerSet's name may have (OME v1.3 leaves room for what the LWS
+/// controller appends in pod label values).
+const MAX_LWS_NAME_LENGTH: usize = 35;
+
+/// A MultiNode LeaderWorkerSet: `lws-<component name>` when that fits in 35 characters, else
+/// `lws-` + the component name truncated as [`truncate_name`] does to 31
+/// (`<hash8>-<last 22>`).
 pub(crate) fn lws_name(component_name: &str) -> String {
-    format!("lws-{}", last_bytes(component_name, 50))
+    const PREFIX: &str = "lws-";
+    format!(
+        "{PREFIX}{}",
+        truncate_name(component_name, MAX_LWS_NAME_LENGTH - PREFIX.len())
+    )
 }
 
 /// The node-selector key that keeps a pod on nodes where the model is downloaded, whose value
@@ -202,8 +212,15 @@ mod tests {
             lws_name("llama-3-2-3b-instruct-engine"),
             "lws-llama-3-2-3b-instruct-engine"
         );
-        let long = format!("{}-engine", "x".repeat(60));
-        assert_eq!(lws_name(&long), format!("lws-{}-engine", "x".repeat(43)));
+        // v1.3: `lws-<name>` up to 31 characters of name; past that, `lws-<hash8>-<last 22>`.
+        let fits = format!("{}-engine", "x".repeat(24));
+        assert_eq!(lws_name(&fits), format!("lws-{fits}"));
+        let long = format!("{}-engine", "x".repeat(25));
+        let name = lws_name(&long);
+        assert_eq!(name.len(), 35);
+        assert_eq!(name, format!("lws-{}", truncate_name(&long, 31)));
+        assert!(name.ends_with(&format!("-{}-engine", "x".repeat(15))));
+        assert!(name[4..12].bytes().all(|b| b.is_ascii_hexdigit()));
     }
 
     #[test]

@@ -34,5 +34,5 @@ pub(crate) mod resolve;
 pub(crate) mod scorer;
 pub(crate) mod size;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 pub(crate) mod tree;
