@@ -321,7 +321,9 @@ fn assert_markdown_safe(out: &str) {
         if ticks >= 3 {
             let fence = &line[..ticks];
             loop {
-                let inner = lines.next().unwrap_or_else(|| panic!("unclosed block:\n{out}"));
+                let inner = lines
+                    .next()
+                    .unwrap_or_else(|| panic!("unclosed block:\n{out}"));
                 if inner == fence {
                     break;
                 }
@@ -347,11 +349,16 @@ pub type ReportObject = (String, Option<String>, String, String);
 /// The diff reports (Markdown for the pull-request comment, text for a terminal, with and
 /// without colour) of a report whose names, kinds, labels and diffs are any text: nothing of
 /// the input acts as markup or as a control sequence.
-pub fn reports(labels: (&str, &str), isvc: Option<(&str, &str)>, objects: &[ReportObject], max_bytes: usize) {
+pub fn reports(
+    labels: (&str, &str),
+    isvc: Option<(&str, &str)>,
+    objects: &[ReportObject],
+    max_bytes: usize,
+) {
     use crate::catalog::ResourceId;
+    use crate::diff::format::{Labels, markdown, text};
     use crate::diff::impact::{Choice, Impact, ResourceImpact};
     use crate::diff::{Cause, Change, Group, ObjectDiff, Report};
-    use crate::diff::format::{Labels, markdown, text};
     use crate::textdiff::LineDiff;
     let id = |(ns, name): (&str, &str)| ResourceId {
         kind: "InferenceService".to_string(),
@@ -391,7 +398,10 @@ pub fn reports(labels: (&str, &str), isvc: Option<(&str, &str)>, objects: &[Repo
     };
     let isvc_id = isvc.map(id);
     let mut causes = vec![Cause::Edited, Cause::Settings];
-    causes.push(Cause::Runtime { was: other(0), now: other(1) });
+    causes.push(Cause::Runtime {
+        was: other(0),
+        now: other(1),
+    });
     causes.push(Cause::Resource(other(2), Change::Changed));
     let reached: Vec<ResourceId> = (0..objects.len()).map(other).collect();
     let report = Report {
@@ -505,9 +515,24 @@ mod tests {
     fn the_reports_escape_markup_and_control_characters() {
         let hostile = "Pod`![img](https://e.vil/x.png) @admin **approved** <img src=x>\u{1b}[2J\r\n```\n</details>";
         let objects: Vec<ReportObject> = vec![
-            (hostile.into(), Some(hostile.into()), hostile.into(), format!("+{hostile}\n-````\n")),
-            ("Deployment".into(), None, "a".into(), "@@ -1 +1 @@\n-a\n+b\n".into()),
-            (String::new(), Some(String::new()), String::new(), String::new()),
+            (
+                hostile.into(),
+                Some(hostile.into()),
+                hostile.into(),
+                format!("+{hostile}\n-````\n"),
+            ),
+            (
+                "Deployment".into(),
+                None,
+                "a".into(),
+                "@@ -1 +1 @@\n-a\n+b\n".into(),
+            ),
+            (
+                String::new(),
+                Some(String::new()),
+                String::new(),
+                String::new(),
+            ),
         ];
         reports((hostile, "HEAD`"), Some((hostile, "x")), &objects, 300);
         reports(("a", "b"), None, &objects[1..], 10);

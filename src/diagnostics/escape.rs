@@ -87,11 +87,7 @@ pub(crate) fn markdown_code(s: &str) -> String {
 /// A code fence for `body`: backticks, one more than its longest run of backticks (at least
 /// three), so no line of it can close the block.
 pub(crate) fn markdown_fence(body: &str) -> String {
-    let longest = body
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat((longest + 1).max(3))
 }
 
@@ -107,7 +103,10 @@ mod tests {
 
     #[test]
     fn terminal_shows_control_characters_escaped() {
-        assert_eq!(terminal("a\u{1b}[31mb\u{7}\n\tc"), "a\\u{1b}[31mb\\u{7}\n\tc");
+        assert_eq!(
+            terminal("a\u{1b}[31mb\u{7}\n\tc"),
+            "a\\u{1b}[31mb\\u{7}\n\tc"
+        );
         assert_eq!(terminal_line("a\nb\r\u{202e}c"), "a\\u{a}b\\u{d}\\u{202e}c");
         assert!(matches!(terminal("plain text"), Cow::Borrowed(_)));
         assert_eq!(terminal("√ ünïcode"), "√ ünïcode");
@@ -115,14 +114,20 @@ mod tests {
 
     #[test]
     fn markdown_text_holds_no_markup() {
-        let hostile = "Pod`![x](https://e.vil/a.png)` <img src=x> @admin **approved** | a \u{1b}[2J\n#";
+        let hostile =
+            "Pod`![x](https://e.vil/a.png)` <img src=x> @admin **approved** | a \u{1b}[2J\n#";
         let text = markdown_text(hostile);
-        for bad in ['`', '<', '>', '\u{1b}', '\n', '[', ']', '(', ')', '*', '@', '|', '!', ':'] {
+        for bad in [
+            '`', '<', '>', '\u{1b}', '\n', '[', ']', '(', ')', '*', '@', '|', '!', ':',
+        ] {
             assert!(!text.contains(bad), "{bad:?} in {text}");
         }
         assert!(text.contains("&#96;") && text.ends_with("&#35;"), "{text}");
         assert!(text.contains("&#92;u&#123;1b&#125;"), "{text}");
-        assert_eq!(markdown_code("team/llama-3.1"), "<code>team/llama-3.1</code>");
+        assert_eq!(
+            markdown_code("team/llama-3.1"),
+            "<code>team/llama-3.1</code>"
+        );
     }
 
     #[test]

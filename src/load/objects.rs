@@ -277,7 +277,10 @@ pub(crate) fn is_kind(kind: &str) -> bool {
 /// version or kind: every object's type is checked as the API server would, so no input can
 /// carry markup or control characters into a report's titles (SEMANTICS.md#input).
 pub(super) fn type_problem(root: &Node) -> Option<Diagnostic> {
-    let field = |key: &str| root.get(key).filter(|n| n.as_str().is_some_and(|s| !s.is_empty()));
+    let field = |key: &str| {
+        root.get(key)
+            .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+    };
     if let Some(node) = field("apiVersion")
         && let Some(v) = node.as_str()
         && !is_api_version(v)
