@@ -1,0 +1,67 @@
+//! A pull request is untrusted input (issue #28): what it writes reaches the bot's
+//! pull-request comment and the CI log escaped, and an object's type is checked before any
+//! report shows it (SEMANTICS.md#output-escaping).
+
+use crate::support::{copy_files, repo_root, run, scratch};
+
+const EXAMPLE: &str = "examples/llama-demo";
+
+/// A pass-through object whose kind holds a backtick and an image link, and one whose kind
+/// holds an escape sequence: each is an error at its `kind` line, nothing is written, and
+/// the kind reaches the terminal with its control characters escaped.
+#[test]
+fn a_kind_that_is_no_kind_is_refused_and_shown_escaped() {
+    let dir = scratch("hostile-kind");
+    copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
+    std::fs::write(
+        dir.join("zz-hostile.yaml"),
+        "apiVersion: v1\nkind: \"Pod`![x](https://e.vil/x.png)`\"\nmetadata:\n  name: a\n---\n\
+         apiVersion: v1\nkind: \"Pod\\e[2J\\e]0;owned\\a\"\nmetadata:\n  name: b\n---\n\
+         apiVersion: \"Apps/v1\"\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    )
+    .unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+    for format in ["human", "github"] {
+        let out = run(&["-q", "--error-format", format, "render", &dir_text]);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(out.stdout.is_empty());
+        assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+        assert!(!out.stderr.contains('\u{7}'), "{}", out.stderr);
+        assert!(out.stderr.contains("\\u{1b}[2J"), "{}", out.stderr);
+        assert!(out.stderr.contains("zz-hostile.yaml"), "{}", out.stderr);
+        assert!(
+            out.stderr.contains("is not a kind's name"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            out.stderr
+                .contains("apiVersion `Apps/v1` is not `[group/]version`"),
+            "{}",
+            out.stderr
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The labels of the Markdown report (paths or Git revisions, as the user gave them) hold
+/// no markup once written: a backtick, `<` or `@` is a character reference.
+#[test]
+fn the_markdown_report_escapes_its_labels() {
+    let root = scratch("hostile-label");
+    let head = root.join("head`<img src=x>@admin");
+    std::fs::create_dir_all(&head).unwrap();
+    copy_files(&repo_root().join(EXAMPLE), &head, str::to_string);
+    let head_text = head.to_string_lossy().into_owned();
+    let out = run(&["-q", "diff", "--format", "markdown", EXAMPLE, &head_text]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("`<img"), "{}", out.stdout);
+    assert!(!out.stdout.contains("<img"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("head&#96;&lt;img src&#61;x&gt;&#64;admin</code>"),
+        "{}",
+        out.stdout
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
