@@ -272,7 +272,8 @@ pub fn diagnostics(text: &str, positions: &[(u32, u32)], message: &str) {
     for format in [ErrorFormat::Human, ErrorFormat::Github, ErrorFormat::Json] {
         for color in [false, true] {
             let out = render(&diags, &sources, format, color);
-            if !color {
+            // JSON lines escape by JSON's rules, for a machine to decode.
+            if !color && format != ErrorFormat::Json {
                 // What the input holds reaches the terminal (or the CI log) escaped.
                 assert_terminal_safe(&out, &[]);
             }

@@ -65,3 +65,40 @@ fn the_markdown_report_escapes_its_labels() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// An `ome-render.yaml` or `ome-render.lock` at the root that is a symbolic link (to a
+/// secret, or dangling) or a FIFO is not read, and not silently "no settings file": the run
+/// stops (exit 2) and quotes nothing of the target.
+#[test]
+fn a_settings_or_lock_file_that_is_no_regular_file_stops_the_run() {
+    for (case, file) in [
+        ("link", "ome-render.yaml"),
+        ("dangling", "ome-render.yaml"),
+        ("fifo", "ome-render.yaml"),
+        ("link", "ome-render.lock"),
+    ] {
+        let dir = scratch(&format!("root-file-{case}-{}", file.replace('.', "-")));
+        copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
+        let secret = dir.with_extension("secret");
+        std::fs::write(&secret, "TOKEN=hunter2-secret-value\n").unwrap();
+        let at = dir.join(file);
+        match case {
+            "link" => std::os::unix::fs::symlink(&secret, &at).unwrap(),
+            "dangling" => std::os::unix::fs::symlink(dir.join("nowhere"), &at).unwrap(),
+            _ => {
+                let status = std::process::Command::new("mkfifo")
+                    .arg(&at)
+                    .status()
+                    .expect("mkfifo runs");
+                assert!(status.success());
+            }
+        }
+        let out = run(&["-q", "render", &dir.to_string_lossy()]);
+        assert_eq!(out.code, 2, "{case} {file}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+        assert!(out.stderr.contains(file), "{}", out.stderr);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_file(&secret);
+    }
+}
