@@ -502,7 +502,7 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
     };
     // Messages, labels and help quote input (a kind, a name, a value): their control
     // characters are shown escaped.
-    let escaped = |s: &str| terminal_line(s).into_owned();
+    let escaped = |s: &str| terminal(s).into_owned();
     let mut top = view(
         escaped(&message),
         severity,

@@ -2,7 +2,7 @@
 //! pull-request comment and the CI log escaped, and an object's type is checked before any
 //! report shows it (SEMANTICS.md#output-escaping).
 
-use crate::support::{copy_files, repo_root, run, scratch};
+use crate::support::{copy_files, repo_root, run, run_in, scratch};
 
 const EXAMPLE: &str = "examples/llama-demo";
 
@@ -101,4 +101,82 @@ fn a_settings_or_lock_file_that_is_no_regular_file_stops_the_run() {
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_file(&secret);
     }
+}
+
+/// The KRM generator's `paths` stay inside the current directory, as kustomize's load
+/// restrictor keeps them: `../outside` or an absolute path (here a directory holding a
+/// Secret) is refused and nothing of it is returned; `loadRestrictor: LoadRestrictionsNone`
+/// allows it.
+#[test]
+fn the_krm_generator_reads_no_path_outside_the_current_directory() {
+    let root = scratch("krm-outside");
+    let outside = root.join("outside");
+    let inside = root.join("inside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(&inside).unwrap();
+    copy_files(&repo_root().join(EXAMPLE), &inside, str::to_string);
+    std::fs::write(
+        outside.join("secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: stolen, namespace: x}\nstringData: {token: hunter2}\n",
+    )
+    .unwrap();
+    let list = |path: &str, extra: &str| {
+        format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: render.ome-render.io/v1alpha1\n  kind: OmeRender\n  metadata: {{name: render}}\n  spec:\n    paths: [\"{path}\"]\n{extra}"
+        )
+    };
+    let absolute = outside.to_string_lossy().into_owned();
+    for path in ["../outside", absolute.as_str()] {
+        let out = run_in(&inside, &["-q", "krm"], &[], Some(&list(path, "")));
+        assert_eq!(out.code, 1, "{path}: {}", out.stdout);
+        assert!(!out.stdout.contains("hunter2"), "{}", out.stdout);
+        assert!(
+            out.stdout.contains("leads outside the current directory"),
+            "{}",
+            out.stdout
+        );
+    }
+    let allowed = run_in(
+        &inside,
+        &["-q", "krm"],
+        &[],
+        Some(&list(
+            "../outside",
+            "    loadRestrictor: LoadRestrictionsNone\n",
+        )),
+    );
+    assert_eq!(allowed.code, 0, "{}", allowed.stdout);
+    assert!(allowed.stdout.contains("stolen"), "{}", allowed.stdout);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `--check PATH` reads the committed render without following a link and only from regular
+/// files: a committed render replaced by a link to a secret is an error that quotes nothing
+/// of it (not the "stale" side of a diff), and `/dev/zero` is refused, not read until memory
+/// runs out.
+#[test]
+fn check_reads_no_link_and_no_device() {
+    let dir = scratch("check-link");
+    let secret = dir.join("secret.env");
+    std::fs::write(&secret, "TOKEN=hunter2-secret-value\n").unwrap();
+    let committed = dir.join("rendered.yaml");
+    std::os::unix::fs::symlink(&secret, &committed).unwrap();
+    let rendered_dir = dir.join("rendered");
+    std::fs::create_dir_all(&rendered_dir).unwrap();
+    std::os::unix::fs::symlink(&secret, rendered_dir.join("a.yaml")).unwrap();
+    for check in [
+        committed.to_string_lossy().into_owned(),
+        "/dev/zero".to_string(),
+    ] {
+        let out = run(&["-q", "--check", &check, EXAMPLE]);
+        assert_eq!(out.code, 2, "{check}: {}", out.stderr);
+        assert!(!out.stdout.contains("hunter2"), "{}", out.stdout);
+        assert!(!out.stderr.contains("hunter2"), "{}", out.stderr);
+        assert!(out.stderr.contains("regular files only"), "{}", out.stderr);
+    }
+    // Inside a committed directory a link stays an unexpected file, never read.
+    let out = run(&["-q", "--check", &rendered_dir.to_string_lossy(), EXAMPLE]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!out.stdout.contains("hunter2"), "{}", out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
 }
