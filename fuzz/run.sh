@@ -13,7 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
-all=(yaml pipeline placeholders versions sizes args diagnostics)
+all=(yaml pipeline placeholders versions sizes args diagnostics reports)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 mkdir -p corpus logs

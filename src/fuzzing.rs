@@ -271,9 +271,184 @@ pub fn diagnostics(text: &str, positions: &[(u32, u32)], message: &str) {
     let diags = shown;
     for format in [ErrorFormat::Human, ErrorFormat::Github, ErrorFormat::Json] {
         for color in [false, true] {
-            let _ = render(&diags, &sources, format, color);
+            let out = render(&diags, &sources, format, color);
+            // JSON lines escape by JSON's rules, for a machine to decode.
+            if !color && format != ErrorFormat::Json {
+                // What the input holds reaches the terminal (or the CI log) escaped.
+                assert_terminal_safe(&out, &[]);
+            }
         }
     }
+}
+
+/// The colour sequences the text report writes itself.
+const TEXT_STYLES: &[&str] = &[
+    "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[0m",
+];
+
+/// No control character reaches a terminal but the line break and the tab (and the colour
+/// sequences `styles` the renderer writes itself).
+fn assert_terminal_safe(out: &str, styles: &[&str]) {
+    let mut rest = out.to_string();
+    for style in styles {
+        rest = rest.replace(style, "");
+    }
+    if let Some(c) = rest
+        .chars()
+        .find(|&c| c != '\n' && c != '\t' && crate::diagnostics::escape::acts_on_terminal(c))
+    {
+        panic!("{c:?} reaches the terminal:\n{out}");
+    }
+}
+
+/// The HTML tags the Markdown report writes itself.
+const MARKDOWN_TAGS: &[&str] = &[
+    "<code>",
+    "</code>",
+    "<details>",
+    "</details>",
+    "<summary>",
+    "</summary>",
+];
+
+/// The Markdown report holds no markup from its input: outside its code blocks, no backtick
+/// but those of its own phrases, no `<` but its own tags, no control character; a code
+/// block's fence is longer than any run of backticks inside it, and the block holds no
+/// control character either.
+fn assert_markdown_safe(out: &str) {
+    let mut lines = out.split('\n');
+    while let Some(line) = lines.next() {
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        if ticks >= 3 {
+            let fence = &line[..ticks];
+            loop {
+                let inner = lines
+                    .next()
+                    .unwrap_or_else(|| panic!("unclosed block:\n{out}"));
+                if inner == fence {
+                    break;
+                }
+                let run = inner.len() - inner.trim_start_matches('`').len();
+                assert!(run < ticks, "a line closes the block early:\n{out}");
+                assert_terminal_safe(inner, &[]);
+            }
+            continue;
+        }
+        let mut text = line.replace("`ome-render diff`", "");
+        for tag in MARKDOWN_TAGS {
+            text = text.replace(tag, "");
+        }
+        assert!(!text.contains('`'), "a backtick from the input:\n{line}");
+        assert!(!text.contains('<'), "a `<` from the input:\n{line}");
+        assert_terminal_safe(&text, &[]);
+    }
+}
+
+/// One changed object of [`reports`]: kind, namespace, name, the text of its diff.
+pub type ReportObject = (String, Option<String>, String, String);
+
+/// The diff reports (Markdown for the pull-request comment, text for a terminal, with and
+/// without colour) of a report whose names, kinds, labels and diffs are any text: nothing of
+/// the input acts as markup or as a control sequence.
+pub fn reports(
+    labels: (&str, &str),
+    isvc: Option<(&str, &str)>,
+    objects: &[ReportObject],
+    max_bytes: usize,
+) {
+    use crate::catalog::ResourceId;
+    use crate::diff::format::{Labels, markdown, text};
+    use crate::diff::impact::{Choice, Impact, ResourceImpact};
+    use crate::diff::{Cause, Change, Group, ObjectDiff, Report};
+    use crate::textdiff::LineDiff;
+    let id = |(ns, name): (&str, &str)| ResourceId {
+        kind: "InferenceService".to_string(),
+        namespace: ns.to_string(),
+        name: name.to_string(),
+    };
+    let changes = [Change::Added, Change::Removed, Change::Changed];
+    let diffs: Vec<ObjectDiff> = objects
+        .iter()
+        .enumerate()
+        .map(|(i, (kind, namespace, name, hunks))| ObjectDiff {
+            api_version: "v1".to_string(),
+            kind: kind.clone(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+            change: changes[i % 3],
+            lines: LineDiff {
+                hunks: if hunks.is_empty() || hunks.ends_with('\n') {
+                    hunks.clone()
+                } else {
+                    format!("{hunks}\n")
+                },
+                added: i,
+                removed: hunks.len(),
+            },
+        })
+        .collect();
+    let other = |i: usize| {
+        objects.get(i).map_or_else(
+            || id(("ns", "name")),
+            |(kind, ns, name, _)| ResourceId {
+                kind: kind.clone(),
+                namespace: ns.clone().unwrap_or_default(),
+                name: name.clone(),
+            },
+        )
+    };
+    let isvc_id = isvc.map(id);
+    let mut causes = vec![Cause::Edited, Cause::Settings];
+    causes.push(Cause::Runtime {
+        was: other(0),
+        now: other(1),
+    });
+    causes.push(Cause::Resource(other(2), Change::Changed));
+    let reached: Vec<ResourceId> = (0..objects.len()).map(other).collect();
+    let report = Report {
+        groups: vec![
+            Group {
+                isvc: isvc_id.clone(),
+                change: Change::Changed,
+                causes,
+                objects: diffs.clone(),
+            },
+            Group {
+                isvc: None,
+                change: Change::Changed,
+                causes: Vec::new(),
+                objects: diffs,
+            },
+        ],
+        impact: Impact {
+            resources: vec![ResourceImpact {
+                id: other(3),
+                change: Change::Removed,
+                reached: reached.clone(),
+                users: objects.len() + 1,
+            }],
+            settings: Some(reached.clone()),
+            choices: vec![Choice {
+                isvc: isvc_id.clone().unwrap_or_else(|| other(4)),
+                was: other(5),
+                now: other(6),
+                was_auto: true,
+                now_auto: false,
+            }],
+            edited: reached.clone(),
+            unattributed: reached,
+        },
+        base_objects: 1,
+        head_objects: objects.len(),
+    };
+    let labels = Labels {
+        base: labels.0.to_string(),
+        head: labels.1.to_string(),
+    };
+    assert_markdown_safe(&markdown::render(&report, &labels, max_bytes));
+    assert_markdown_safe(&markdown::render(&report, &labels, usize::MAX));
+    assert_terminal_safe(&text::render(&report, &labels, false), &[]);
+    assert_terminal_safe(&text::render(&report, &labels, true), TEXT_STYLES);
 }
 
 /// The entry points on the repository's own inputs and on every input fuzzing found a
@@ -338,6 +513,34 @@ mod tests {
     }
 
     #[test]
+    fn the_reports_escape_markup_and_control_characters() {
+        let hostile = "Pod`![img](https://e.vil/x.png) @admin **approved** <img src=x>\u{1b}[2J\r\n```\n</details>";
+        let objects: Vec<ReportObject> = vec![
+            (
+                hostile.into(),
+                Some(hostile.into()),
+                hostile.into(),
+                format!("+{hostile}\n-````\n"),
+            ),
+            (
+                "Deployment".into(),
+                None,
+                "a".into(),
+                "@@ -1 +1 @@\n-a\n+b\n".into(),
+            ),
+            (
+                String::new(),
+                Some(String::new()),
+                String::new(),
+                String::new(),
+            ),
+        ];
+        reports((hostile, "HEAD`"), Some((hostile, "x")), &objects, 300);
+        reports(("a", "b"), None, &objects[1..], 10);
+        reports(("", ""), None, &[], 0);
+    }
+
+    #[test]
     fn the_other_entry_points_take_their_edge_cases() {
         placeholders(
             "{{.Name}} {{index .Labels \"a\"}} {{",
@@ -352,6 +555,11 @@ mod tests {
             &["--x=1".into()],
             Some(4),
             Some(0),
+        );
+        diagnostics(
+            "kind: \"Pod\\e[2J\"\na: \u{1b}]0;title\u{7}\u{202e}\n",
+            &[(1, 6), (2, 3), (2, 0)],
+            "kind \u{1b}[31mPod`![x](y)`\r\n<img>",
         );
         diagnostics(
             "a: 1\nb: é\n",

@@ -43,7 +43,14 @@ const CONFIG_FIELDS: &[&str] = &[
     "settings",
     "keepOme",
     "allowEmpty",
+    "loadRestrictor",
 ];
+
+/// `loadRestrictor`'s value that lets `paths` reach outside the current directory, as
+/// kustomize's `--load-restrictor LoadRestrictionsNone` does (SEMANTICS.md#krm-function).
+const LOAD_RESTRICTIONS_NONE: &str = "LoadRestrictionsNone";
+/// The default: `paths` stay inside the current directory (kustomize's default).
+const LOAD_RESTRICTIONS_ROOT_ONLY: &str = "LoadRestrictionsRootOnly";
 
 /// What the functionConfig asks for (SEMANTICS.md#krm-function).
 #[derive(Debug, Default, PartialEq)]
@@ -60,6 +67,40 @@ struct FunctionConfig {
     settings: Option<PathBuf>,
     keep_ome: bool,
     allow_empty: bool,
+    /// Whether `paths` may lead outside the current directory (`loadRestrictor:
+    /// LoadRestrictionsNone`).
+    paths_anywhere: bool,
+}
+
+/// The entries of `paths` that lead outside the current directory: an absolute path, one
+/// whose `..` climb above it, or one that resolves (links followed) outside it. A pull
+/// request's functionConfig is untrusted: kustomize's load restrictor refuses the same.
+fn paths_outside(paths: &[PathBuf]) -> Vec<String> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "where a path leads is checked before the loader reads it"
+    )]
+    let resolve = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    let here = resolve(std::path::Path::new("."));
+    paths
+        .iter()
+        .filter(|p| {
+            let mut depth: usize = 0;
+            for part in p.components() {
+                match part {
+                    std::path::Component::Normal(_) => depth += 1,
+                    std::path::Component::CurDir => {}
+                    std::path::Component::ParentDir if depth > 0 => depth -= 1,
+                    _ => return true,
+                }
+            }
+            match (resolve(p), &here) {
+                (Some(real), Some(here)) => !real.starts_with(here),
+                _ => false,
+            }
+        })
+        .map(|p| p.display().to_string())
+        .collect()
 }
 
 fn config_error(message: impl Into<String>, pos: Pos, object: &ObjectRef) -> Diagnostic {
@@ -149,6 +190,24 @@ impl FunctionConfig {
             .map(PathBuf::from);
         self.keep_ome = r.bool(spec, "keepOme", "spec").unwrap_or(false);
         self.allow_empty = r.bool(spec, "allowEmpty", "spec").unwrap_or(false);
+        if let Some(node) = spec.get("loadRestrictor") {
+            self.load_restrictor(node, object, diags);
+        }
+    }
+
+    /// `loadRestrictor`: kustomize's names of the two policies.
+    fn load_restrictor(&mut self, node: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) {
+        match node.as_str() {
+            Some(LOAD_RESTRICTIONS_NONE) => self.paths_anywhere = true,
+            Some(LOAD_RESTRICTIONS_ROOT_ONLY) => self.paths_anywhere = false,
+            _ => diags.push(config_error(
+                format!(
+                    "`loadRestrictor` is `{LOAD_RESTRICTIONS_ROOT_ONLY}` (the default) or `{LOAD_RESTRICTIONS_NONE}`"
+                ),
+                node.pos,
+                object,
+            )),
+        }
     }
 
     /// A ConfigMap's `data`: the same fields as strings, lists comma-separated.
@@ -195,6 +254,7 @@ impl FunctionConfig {
                 }
                 "keepOme" => flag(&mut self.keep_ome),
                 "allowEmpty" => flag(&mut self.allow_empty),
+                "loadRestrictor" => self.load_restrictor(value, object, diags),
                 _ => Self::unknown(key, value, object, diags),
             }
         }
@@ -463,6 +523,23 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
     }
     let mut config_diags = Vec::new();
     let config = FunctionConfig::read(list.function_config.as_ref(), &mut config_diags);
+    if !config.paths_anywhere {
+        for path in paths_outside(&config.paths) {
+            let mut d = Diagnostic::error(
+                Code::KrmFunctionConfig,
+                format!(
+                    "`paths` entry {path} leads outside the current directory (under kustomize: the kustomization's); it is not read"
+                ),
+            )
+            .help(format!(
+                "keep the manifests under the kustomization's directory, as kustomize's load restrictor does; `loadRestrictor: {LOAD_RESTRICTIONS_NONE}` allows it"
+            ));
+            if let Some(config) = list.function_config.as_ref() {
+                d = d.at(config.at(&["spec", "paths"]).map_or(config.pos, |n| n.pos));
+            }
+            config_diags.push(d);
+        }
+    }
     let global = config.global(global);
     let opaque = list.opaque;
     let list_sources = list.sources;
@@ -638,6 +715,7 @@ mod tests {
                 settings: Some(PathBuf::from("cluster.yaml")),
                 keep_ome: true,
                 allow_empty: true,
+                paths_anywhere: false,
             }
         );
     }

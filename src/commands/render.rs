@@ -133,7 +133,7 @@ pub(crate) fn check(global: &GlobalArgs, args: &CheckArgs) -> ExitStatus {
 /// and compare with what PATH holds; stale is exit 1 with the unified diff on standard
 /// output (SEMANTICS.md#check).
 fn check_committed(global: &GlobalArgs, args: &RenderArgs, path: &Path) -> ExitStatus {
-    let committed = match load::read_committed(path) {
+    let committed = match load::read_committed(path, global.limits().file_bytes) {
         Ok(c) => c,
         Err(e) => return fatal(&e.to_string()),
     };

@@ -5,6 +5,7 @@
 //! (`kind/namespace/name`), the field path and a help line. [`report`] renders the collected
 //! diagnostics at the end, in the format the caller asked for.
 
+pub(crate) mod escape;
 pub(crate) mod report;
 pub(crate) mod suggest;
 

@@ -1,6 +1,7 @@
 //! Renders collected diagnostics for the caller: miette's graphical report for a terminal,
 //! GitHub workflow commands for annotations in pull requests, or JSON lines for machines.
 
+use super::escape::{acts_on_terminal, terminal, terminal_line};
 use super::{Code, Diagnostic, Severity};
 use crate::source::{LineIndex, SourceFile, Sources};
 use crate::yaml::Pos;
@@ -404,10 +405,13 @@ fn snippet(file: &SourceFile, text: &str, index: &LineIndex, pos: Pos) -> (Snipp
         if from > 0 {
             out.push_str(CUT);
         }
+        // The quoted text with its control characters shown escaped: a file's bytes never
+        // reach the terminal raw (SEMANTICS.md#output-escaping).
         if n == line {
-            label_offset = out.len() + col_byte - from;
+            let before = col_byte.clamp(from, to);
+            label_offset = out.len() + terminal(&body[from..before]).len();
         }
-        out.push_str(&body[from..to]);
+        out.push_str(&terminal(&body[from..to]));
         if to < body.len() {
             out.push_str(CUT);
         }
@@ -424,7 +428,7 @@ fn snippet(file: &SourceFile, text: &str, index: &LineIndex, pos: Pos) -> (Snipp
     let span = SourceSpan::new(label_offset.into(), len.max(1).min(rest.len()));
     (
         Snippet {
-            name: file.path.clone(),
+            name: terminal_line(&file.path).into_owned(),
             text: out,
             first_line: first as usize - 1,
             label_offset,
@@ -453,7 +457,12 @@ fn view(
             // A released text that changed since it was read: the place, without a quote
             // (SEMANTICS.md#source-texts).
             None => {
-                message = format!("{}:{}:{}: {message}", f.path, p.line, p.col + 1);
+                message = format!(
+                    "{}:{}:{}: {message}",
+                    terminal_line(&f.path),
+                    p.line,
+                    p.col + 1
+                );
                 (None, Vec::new())
             }
         },
@@ -491,13 +500,23 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
     } else {
         (full_message(d), None)
     };
-    let mut top = view(message, severity, d.help.clone(), d.pos, label, sources);
+    // Messages, labels and help quote input (a kind, a name, a value): their control
+    // characters are shown escaped.
+    let escaped = |s: &str| terminal(s).into_owned();
+    let mut top = view(
+        escaped(&message),
+        severity,
+        d.help.as_deref().map(escaped),
+        d.pos,
+        label.as_deref().map(escaped),
+        sources,
+    );
     top.related = d
         .related
         .iter()
         .map(|r| {
             view(
-                r.message.clone(),
+                escaped(&r.message),
                 miette::Severity::Advice,
                 None,
                 Some(r.pos),
@@ -532,7 +551,7 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
             "{}[{}]: {}\n",
             severity_word(d.severity),
             d.code,
-            full_message(d)
+            escaped(&full_message(d))
         );
     }
     // miette indents the header by two spaces; the contract wants lines to start with
@@ -548,6 +567,8 @@ fn human(d: &Diagnostic, sources: &Sources, color: bool) -> String {
 /// Escapes a GitHub workflow command's data or property value.
 fn gh_escape(s: &str, property: bool) -> String {
     let mut out = String::with_capacity(s.len());
+    // A CI log is a terminal too: control characters other than the line breaks are shown
+    // escaped before the command's own escapes.
     for c in s.chars() {
         match c {
             '%' => out.push_str("%25"),
@@ -555,6 +576,7 @@ fn gh_escape(s: &str, property: bool) -> String {
             '\n' => out.push_str("%0A"),
             ':' if property => out.push_str("%3A"),
             ',' if property => out.push_str("%2C"),
+            c if c != '\t' && acts_on_terminal(c) => out.push_str(&terminal_line(&c.to_string())),
             _ => out.push(c),
         }
     }

@@ -7,6 +7,7 @@
 //! committed render up to date.
 
 use super::{Format, OUTPUT_MARKER, OUTPUT_MARKER_TEXT, bytes, file_name, write_stream};
+use crate::diagnostics::escape::terminal;
 use crate::load::Committed;
 use crate::rendered::Rendered;
 use std::borrow::Cow;
@@ -111,6 +112,11 @@ pub(crate) fn compare(
             stale.files = 1;
             stale.diff = diff;
         }
+    }
+    // The committed side is whatever the tree holds: shown on a terminal or in a CI log,
+    // its control characters are escaped (SEMANTICS.md#output-escaping).
+    if let Cow::Owned(escaped) = terminal(&stale.diff) {
+        stale.diff = escaped;
     }
     (stale.files > 0).then_some(stale)
 }

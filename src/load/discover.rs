@@ -183,10 +183,33 @@ fn settings_file(
     };
     let candidate = dir.join(SETTINGS_FILE);
     let real_candidate = real_dir.join(SETTINGS_FILE);
-    let found = real_candidate
-        .is_file()
+    let found = root_file(&real_candidate, &candidate, "the settings file")?
         .then(|| (real_candidate, display(&candidate)));
     Ok((found, display(&candidate)))
+}
+
+/// Whether the settings or lock file at the root of a path is there: a regular file is;
+/// nothing is not; anything else — a symbolic link (dangling or not: links are not followed,
+/// so a pull request can't point the file at a secret), a FIFO, a device — is an error that
+/// stops the run (exit 2), as `--settings` naming one does (SEMANTICS.md#settings).
+fn root_file(real: &Path, shown: &Path, what: &str) -> Result<bool, LoadError> {
+    match std::fs::symlink_metadata(real) {
+        Ok(meta) if meta.is_file() => Ok(true),
+        Ok(meta) if meta.file_type().is_symlink() => Err(LoadError(format!(
+            "cannot read {what} {}: it is a symbolic link, and links are not followed",
+            display(shown)
+        ))),
+        Ok(meta) => Err(LoadError(format!(
+            "cannot read {what} {}: it is {}, not a regular file",
+            display(shown),
+            special_kind(meta.file_type())
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(LoadError(format!(
+            "cannot read {what} {}: {e}",
+            display(shown)
+        ))),
+    }
 }
 
 /// No inputs, only the settings file: `settings` when given, else `ome-render.yaml` in the
@@ -274,7 +297,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 }
             }
             let lock = real.join(LOCK_FILE);
-            if lock.is_file() {
+            if root_file(&lock, &path.join(LOCK_FILE), "the lock file")? {
                 inputs.push(Input::file(lock, &path.join(LOCK_FILE), false));
             }
         } else if !meta.is_file() {

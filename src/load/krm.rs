@@ -11,7 +11,7 @@
 //! to be an OME resource, which is then an error.
 
 use super::limits::Limits;
-use super::objects::{item_object, object_problems, syntax_error};
+use super::objects::{item_object, object_problems, syntax_error, type_problem};
 use super::{Loaded, Object, bytes_limit};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
@@ -316,6 +316,10 @@ pub(crate) fn resource_list(text: String, limits: &Limits) -> ResourceList {
     };
     let mut objects: Vec<Object> = Vec::with_capacity(items.len());
     for (index, item) in items.into_iter().enumerate() {
+        if let Some(problem) = type_problem(&item) {
+            out.loaded.diags.push(problem);
+            continue;
+        }
         match item_object(item, index) {
             Ok(object) => objects.push(object),
             Err(item) => {

@@ -170,6 +170,10 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
         );
         return;
     }
+    if let Some(problem) = type_problem(&root) {
+        out.diags.push(problem);
+        return;
+    }
     if kind == "Kustomization" && api_version.starts_with("kustomize.config.k8s.io/")
         || kind == "Component" && api_version.starts_with("kustomize.config.k8s.io/")
     {
@@ -238,6 +242,71 @@ fn read_object(root: Node, doc_index: usize, out: &mut FileObjects) {
         root,
         doc_index,
     });
+}
+
+/// One DNS-1123 label's characters: lowercase letters, digits and `-`, starting and ending
+/// with a letter or digit, at most 63 of them.
+fn is_dns_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Whether `api_version` is `[group/]version` as the API server takes it: the group a
+/// DNS-1123 subdomain, the version a DNS-1035 label (SEMANTICS.md#input).
+pub(crate) fn is_api_version(api_version: &str) -> bool {
+    let (group, version) = match api_version.split_once('/') {
+        Some((group, version)) => (Some(group), version),
+        None => (None, api_version),
+    };
+    let group_ok = group.is_none_or(|g| g.len() <= 253 && g.split('.').all(is_dns_label));
+    group_ok && is_dns_label(version) && version.as_bytes()[0].is_ascii_lowercase()
+}
+
+/// Whether `kind` is a kind's name: a letter, then letters and digits.
+pub(crate) fn is_kind(kind: &str) -> bool {
+    let b = kind.as_bytes();
+    !b.is_empty() && b[0].is_ascii_alphabetic() && b.iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// The error of an object whose `apiVersion` or `kind` (strings, not empty) is no API
+/// version or kind: every object's type is checked as the API server would, so no input can
+/// carry markup or control characters into a report's titles (SEMANTICS.md#input).
+pub(super) fn type_problem(root: &Node) -> Option<Diagnostic> {
+    let field = |key: &str| {
+        root.get(key)
+            .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+    };
+    if let Some(node) = field("apiVersion")
+        && let Some(v) = node.as_str()
+        && !is_api_version(v)
+    {
+        return Some(
+            Diagnostic::error(
+                Code::InvalidField,
+                format!("apiVersion `{v}` is not `[group/]version`"),
+            )
+            .at(node.pos)
+            .field("apiVersion")
+            .help("the group is a DNS-1123 subdomain (`apps`, `ome.io`), the version a DNS-1035 label (`v1`, `v1beta1`), as the API server takes them"),
+        );
+    }
+    if let Some(node) = field("kind")
+        && let Some(k) = node.as_str()
+        && !is_kind(k)
+    {
+        return Some(
+            Diagnostic::error(Code::InvalidField, format!("kind `{k}` is not a kind's name"))
+                .at(node.pos)
+                .field("kind")
+                .help("a kind starts with a letter and holds only letters and digits (`InferenceService`, `ConfigMap`)"),
+        );
+    }
+    None
 }
 
 /// A KRM item as an object, when it is one ome-render can read: a map with `apiVersion`,

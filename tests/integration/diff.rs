@@ -84,7 +84,7 @@ fn the_formats_say_the_same() {
     assert_eq!(md.code, 0);
     assert!(
         md.stdout
-            .starts_with("### ome-render diff `examples/llama-demo` → `"),
+            .starts_with("### ome-render diff <code>examples/llama-demo</code> → <code>"),
         "{}",
         md.stdout
     );

@@ -8,6 +8,7 @@
 use super::{
     Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
 };
+use crate::diagnostics::escape::{markdown_block, markdown_code, markdown_fence, markdown_text};
 use crate::diagnostics::report::thousands;
 use crate::diff::{Group, ObjectDiff, Report};
 use std::fmt::Write;
@@ -15,14 +16,9 @@ use std::fmt::Write;
 /// Room kept for the closing note when something is left out.
 const NOTE_ROOM: usize = 400;
 
+/// An input-derived name as inline code, escaped (SEMANTICS.md#output-escaping).
 fn code(s: &str) -> String {
-    format!("`{s}`")
-}
-
-fn html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    markdown_code(s)
 }
 
 pub(crate) fn render(report: &Report, labels: &Labels, max_bytes: usize) -> String {
@@ -237,12 +233,12 @@ impl Piece {
 
 fn piece(g: &Group) -> Piece {
     let name = match &g.isvc {
-        Some(id) => format!("InferenceService <code>{}</code>", html(&id.path())),
+        Some(id) => format!("InferenceService {}", markdown_code(&id.path())),
         None => "pass-through objects".to_string(),
     };
     let open = format!(
         "<details><summary>{name}: {}</summary>\n\n",
-        html(&group_line(g))
+        markdown_text(&group_line(g))
     );
     Piece {
         open,
@@ -259,16 +255,10 @@ fn entry(o: &ObjectDiff) -> Entry {
         o.lines.removed
     );
     // A fence longer than any run of backticks in the diff, so none can close it.
-    let longest = o
-        .lines
-        .hunks
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat((longest + 1).max(3));
+    let hunks = markdown_block(&o.lines.hunks);
+    let fence = markdown_fence(&hunks);
     Entry {
-        full: format!("{title}\n\n{fence}diff\n{}{fence}\n\n", o.lines.hunks),
+        full: format!("{title}\n\n{fence}diff\n{hunks}{fence}\n\n"),
         stub: format!("{title}, diff left out\n\n"),
     }
 }

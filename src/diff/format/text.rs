@@ -4,6 +4,7 @@
 use super::{
     Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
 };
+use crate::diagnostics::escape::{terminal, terminal_line as line_of};
 use crate::diff::Report;
 use std::fmt::Write;
 
@@ -31,7 +32,13 @@ impl Paint {
 pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
     let paint = Paint { on: color };
     let mut out = String::new();
-    let title = format!("ome-render diff {} → {}:", labels.base, labels.head);
+    // Every input-derived string is shown with its control characters escaped
+    // (SEMANTICS.md#output-escaping): a kind or a name can't colour or clear the terminal.
+    let title = format!(
+        "ome-render diff {} → {}:",
+        line_of(&labels.base),
+        line_of(&labels.head)
+    );
     let _ = writeln!(out, "{} {}", paint.with(BOLD, &title), summary(report));
     if !report.has_differences() && report.impact.resources.is_empty() {
         return out;
@@ -39,24 +46,28 @@ pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
     impact(report, &paint, &mut out);
     for g in &report.groups {
         let name = match &g.isvc {
-            Some(id) => format!("InferenceService {}", id.path()),
+            Some(id) => format!("InferenceService {}", line_of(&id.path())),
             None => "pass-through objects".to_string(),
         };
         let _ = writeln!(
             out,
             "\n{} {}",
             paint.with(BOLD, &format!("━━ {name}:")),
-            group_line(g)
+            line_of(&group_line(g))
         );
         for o in &g.objects {
             let _ = writeln!(
                 out,
                 "{} (+{} -{})",
-                paint.with(YELLOW, &format!("{} {}", o.change.sign(), o.title())),
+                paint.with(
+                    YELLOW,
+                    &format!("{} {}", o.change.sign(), line_of(&o.title()))
+                ),
                 o.lines.added,
                 o.lines.removed
             );
-            for line in o.lines.hunks.lines() {
+            let hunks = terminal(&o.lines.hunks);
+            for line in hunks.lines() {
                 let styled = if line.starts_with("@@") {
                     paint.with(CYAN, line)
                 } else if line.starts_with('+') {
@@ -77,12 +88,17 @@ pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
 fn impact(report: &Report, paint: &Paint, out: &mut String) {
     let i = &report.impact;
     let _ = writeln!(out, "{}", paint.with(BOLD, "impact:"));
-    let plain = |s: &str| s.to_string();
+    let plain = |s: &str| line_of(s).into_owned();
     let (changed, more) = changes(i);
     for c in changed {
         let (line, reached) = match c {
             Changed::Resource(r) => (
-                format!("{} {}: {}", r.id, r.change.word(), reach(r)),
+                format!(
+                    "{} {}: {}",
+                    line_of(&r.id.to_string()),
+                    r.change.word(),
+                    reach(r)
+                ),
                 &r.reached[..],
             ),
             Changed::Settings(reached) => (
@@ -111,10 +127,10 @@ fn impact(report: &Report, paint: &Paint, out: &mut String) {
             let _ = writeln!(
                 out,
                 "    {}: was {}{}, now {}{}",
-                c.isvc.path(),
-                c.was,
+                line_of(&c.isvc.path()),
+                line_of(&c.was.to_string()),
                 auto(c.was_auto),
-                c.now,
+                line_of(&c.now.to_string()),
                 auto(c.now_auto)
             );
         }

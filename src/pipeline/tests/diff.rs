@@ -258,7 +258,9 @@ fn a_runtime_edit_reaches_every_inference_service_that_names_it() {
     );
     let md = markdown::render(&r, &labels(), 65_000);
     assert!(
-        md.contains("- `ClusterServingRuntime/rt-a` changed: **reaches 40 InferenceServices**"),
+        md.contains(
+            "- <code>ClusterServingRuntime/rt-a</code> changed: **reaches 40 InferenceServices**"
+        ),
         "{md}"
     );
 }
