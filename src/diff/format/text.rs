@@ -2,7 +2,7 @@
 //! with their hunks, as `git diff` shows them (coloured when `color`).
 
 use super::{
-    Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
 };
 use crate::diff::Report;
 use std::fmt::Write;
@@ -33,6 +33,12 @@ pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
     let mut out = String::new();
     let title = format!("ome-render diff {} → {}:", labels.base, labels.head);
     let _ = writeln!(out, "{} {}", paint.with(BOLD, &title), summary(report));
+    if let Some(errors) = &report.base_errors {
+        let _ = writeln!(out, "{}", paint.with(RED, BASE_FAILED));
+        for e in errors {
+            let _ = writeln!(out, "  {e}");
+        }
+    }
     if !report.has_differences() && report.impact.resources.is_empty() {
         return out;
     }
