@@ -225,7 +225,12 @@ fn first_errors(rendering: &Rendering, relocated: &[(PathBuf, PathBuf)]) -> Vec<
         .map(|d| {
             let at = d
                 .pos
-                .and_then(|p| rendering.sources.path(p).map(|f| format!("{f}:{}: ", p.line)))
+                .and_then(|p| {
+                    rendering
+                        .sources
+                        .path(p)
+                        .map(|f| format!("{f}:{}: ", p.line))
+                })
                 .unwrap_or_default();
             let mut line = format!("{at}{}", d.message);
             for (written, real) in relocated {
@@ -323,6 +328,31 @@ fn repo_relative(path: &Path, top: &Path, prefix: &str) -> Option<PathBuf> {
         }
     }
     Some(parts.iter().collect())
+}
+
+/// What the head is called: `HEAD (1a2b3c4)` when the rendered paths are as committed,
+/// `working tree (on 1a2b3c4)` when they hold changes or untracked files
+/// (SEMANTICS.md#diff). `working tree` alone when there is no commit yet.
+fn head_label(paths: &[PathBuf], settings: Option<&Path>) -> String {
+    let Ok(commit) = git(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]) else {
+        return "working tree".to_string();
+    };
+    let short = commit.get(..7).unwrap_or(&commit);
+    let mut args: Vec<String> = ["status", "--porcelain", "--untracked-files=all", "--"]
+        .map(String::from)
+        .to_vec();
+    args.extend(
+        paths
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(settings)
+            .map(|p| p.to_string_lossy().into_owned()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match git(&args) {
+        Ok(status) if status.trim().is_empty() => format!("HEAD ({short})"),
+        _ => format!("working tree (on {short})"),
+    }
 }
 
 /// Whether `rel` (relative to the top) exists at `commit`.
@@ -423,6 +453,7 @@ fn from_git(global: &GlobalArgs, rev: &str, paths: &[PathBuf]) -> Result<Plan, S
         Some(Worktree { dir })
     };
     let short = commit.get(..7).unwrap_or(&commit);
+    let head = head_label(&paths, global.settings.as_deref());
     Ok(Plan {
         labels: Labels {
             base: if rev.starts_with(short) {
@@ -430,7 +461,7 @@ fn from_git(global: &GlobalArgs, rev: &str, paths: &[PathBuf]) -> Result<Plan, S
             } else {
                 format!("{rev} ({short})")
             },
-            head: "working tree".to_string(),
+            head,
         },
         base,
         head: SidePlan::of(paths, global),

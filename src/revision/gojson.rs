@@ -84,7 +84,10 @@ fn in_order(t: Ty<'_>, n: &Node) -> Node {
         }
         (Ty::Map(inner), Value::Map(m)) => {
             let it = ty(inner);
-            let mut entries: Vec<_> = m.entries().map(|(k, v)| (k.clone(), in_order(it, v))).collect();
+            let mut entries: Vec<_> = m
+                .entries()
+                .map(|(k, v)| (k.clone(), in_order(it, v)))
+                .collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             Value::Map(Map::from_unique(entries))
         }

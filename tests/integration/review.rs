@@ -3,7 +3,7 @@
 //! service no longer uses, a pull request that repairs a broken base failing, the Flux check
 //! under Argo CD and its position, and the drawn impact.
 
-use crate::support::{copy_files, edit, repo_root, run, scratch};
+use crate::support::{commit_all, copy_files, edit, example_repo, repo_root, run, run_in, scratch};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,11 @@ fn two_copies(name: &str, example: &str) -> (PathBuf, PathBuf) {
 #[test]
 fn a_pinned_service_is_not_changed_by_the_runtime_it_is_pinned_away_from() {
     let (base, head) = two_copies("review-pinned", "examples/inheritance-pins");
-    edit(&head.join("profile.yaml"), "periodSeconds: 60", "periodSeconds: 30");
+    edit(
+        &head.join("profile.yaml"),
+        "periodSeconds: 60",
+        "periodSeconds: 30",
+    );
     // team-a/chat is pinned by ome-render.lock: the base renders it from the live runtime
     // (which still hashes to the pin), the head from the revision. Same content, same bytes.
     let out = run(&["-q", "diff", "--exit-code", &text(&base), &text(&head)]);
@@ -55,7 +59,9 @@ fn a_pinned_service_is_not_changed_by_the_runtime_it_is_pinned_away_from() {
     assert_eq!(check.code, 1, "{}", check.stdout);
     assert_eq!(check.stdout.matches("\n@@ ").count(), 1, "{}", check.stdout);
     assert!(
-        check.stdout.contains("\n-          periodSeconds: 60\n+          periodSeconds: 30\n"),
+        check
+            .stdout
+            .contains("\n-          periodSeconds: 60\n+          periodSeconds: 30\n"),
         "{}",
         check.stdout
     );
@@ -68,10 +74,17 @@ fn a_runtime_that_lost_its_service_does_not_reach_it() {
     // edited in the same change: only the new one reaches it.
     let runtime = fs::read_to_string(head.join("runtime.yaml")).expect("runtime");
     let newer = runtime
-        .replace("name: sglang-llama-3-2-3b\n", "name: sglang-llama-3-2-3b-next\n")
+        .replace(
+            "name: sglang-llama-3-2-3b\n",
+            "name: sglang-llama-3-2-3b-next\n",
+        )
         .replace("priority: 1", "priority: 2");
     fs::write(head.join("runtime-next.yaml"), newer).expect("new runtime");
-    edit(&head.join("runtime.yaml"), "--mem-frac=0.9", "--mem-frac=0.8");
+    edit(
+        &head.join("runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=0.8",
+    );
     let out = run(&["-q", "diff", &text(&base), &text(&head)]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
@@ -89,7 +102,8 @@ fn a_runtime_that_lost_its_service_does_not_reach_it() {
         out.stdout
     );
     assert!(
-        !out.stdout.contains("because: ServingRuntime/llama-demo/sglang-llama-3-2-3b changed"),
+        !out.stdout
+            .contains("because: ServingRuntime/llama-demo/sglang-llama-3-2-3b changed"),
         "{}",
         out.stdout
     );
@@ -109,7 +123,11 @@ fn a_runtime_that_lost_its_service_does_not_reach_it() {
 #[test]
 fn a_pull_request_that_repairs_the_base_is_compared_with_nothing() {
     let (base, head) = two_copies("review-repair", "examples/llama-demo");
-    edit(&base.join("isvc.yaml"), "minReplicas: 1", "minReplicas: one");
+    edit(
+        &base.join("isvc.yaml"),
+        "minReplicas: 1",
+        "minReplicas: one",
+    );
     let out = run(&["-q", "diff", &text(&base), &text(&head)]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.starts_with("base: "), "{}", out.stderr);
@@ -122,12 +140,25 @@ fn a_pull_request_that_repairs_the_base_is_compared_with_nothing() {
     );
     assert!(out.stdout.contains("isvc.yaml:11: "), "{}", out.stdout);
     assert!(
-        out.stdout.contains("7 objects: 7 added, 0 removed, 0 changed"),
+        out.stdout
+            .contains("7 objects: 7 added, 0 removed, 0 changed"),
         "{}",
         out.stdout
     );
-    let md = run(&["-q", "diff", "--format", "markdown", &text(&base), &text(&head)]);
-    assert!(md.stdout.contains("> [!WARNING]\n> the base does not render"), "{}", md.stdout);
+    let md = run(&[
+        "-q",
+        "diff",
+        "--format",
+        "markdown",
+        &text(&base),
+        &text(&head),
+    ]);
+    assert!(
+        md.stdout
+            .contains("> [!WARNING]\n> the base does not render"),
+        "{}",
+        md.stdout
+    );
     let json = run(&["-q", "diff", "--format", "json", &text(&base), &text(&head)]);
     assert!(json.stdout.contains("\"baseErrors\":["), "{}", json.stdout);
     let exit = run(&["-q", "diff", "--exit-code", &text(&base), &text(&head)]);
@@ -136,4 +167,160 @@ fn a_pull_request_that_repairs_the_base_is_compared_with_nothing() {
     let broken_head = run(&["-q", "diff", &text(&head), &text(&base)]);
     assert_eq!(broken_head.code, 1, "{}", broken_head.stderr);
     assert!(broken_head.stdout.is_empty(), "{}", broken_head.stdout);
+}
+
+#[test]
+fn the_report_names_both_commits_and_the_working_tree_only_when_dirty() {
+    let root = scratch("review-labels");
+    let repo = root.join("repo");
+    fs::create_dir_all(&repo).expect("repository");
+    let base = example_repo(&repo);
+    edit(
+        &repo.join("llama-demo/runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=0.8",
+    );
+    let head = commit_all(&repo, "head");
+    let title = |out: &crate::support::Output| out.stdout.lines().next().unwrap_or("").to_string();
+    // A clean checkout: HEAD~1 and HEAD, both by commit.
+    let clean = run_in(
+        &repo,
+        &["-q", "diff", "--base-ref", "HEAD~1", "llama-demo"],
+        &[],
+        None,
+    );
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    assert!(
+        title(&clean).starts_with(&format!(
+            "ome-render diff HEAD~1 ({}) → HEAD ({}):",
+            &base[..7],
+            &head[..7]
+        )),
+        "{}",
+        clean.stdout
+    );
+    let md = run_in(
+        &repo,
+        &[
+            "-q",
+            "diff",
+            "--format",
+            "markdown",
+            "--base-ref",
+            "HEAD~1",
+            "llama-demo",
+        ],
+        &[],
+        None,
+    );
+    assert!(
+        md.stdout.starts_with(&format!(
+            "### ome-render diff `HEAD~1 ({})` → `HEAD ({})`",
+            &base[..7],
+            &head[..7]
+        )),
+        "{}",
+        md.stdout
+    );
+    // A change outside the rendered paths leaves the head clean.
+    fs::write(repo.join("notes.txt"), "elsewhere\n").expect("untracked file elsewhere");
+    let elsewhere = run_in(
+        &repo,
+        &["-q", "diff", "--base-ref", "HEAD~1", "llama-demo"],
+        &[],
+        None,
+    );
+    assert!(
+        title(&elsewhere).contains(&format!("→ HEAD ({}):", &head[..7])),
+        "{}",
+        elsewhere.stdout
+    );
+    // An untracked file among them makes it the working tree.
+    fs::write(
+        repo.join("llama-demo/extra.yaml"),
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n",
+    )
+    .expect("untracked file");
+    let dirty = run_in(
+        &repo,
+        &["-q", "diff", "--base-ref", "HEAD~1", "llama-demo"],
+        &[],
+        None,
+    );
+    assert!(
+        title(&dirty).contains(&format!("→ working tree (on {}):", &head[..7])),
+        "{}",
+        dirty.stdout
+    );
+}
+
+/// Runs `scripts/action.py STEP` with `env`; the runner's summary file is `summary`.
+fn action(step: &str, env: &[(&str, &str)], summary: &Path) -> std::process::Output {
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(repo_root().join("scripts/action.py"))
+        .arg(step)
+        .current_dir(repo_root())
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .env_remove("GITHUB_OUTPUT")
+        .env_remove("INPUT_BINARY")
+        .env_remove("INPUT_VERSION")
+        .env_remove("OME_RENDER")
+        .env_remove("INPUT_BASE_REF");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("python3 runs the action")
+}
+
+#[test]
+fn the_action_fails_in_one_line_never_a_traceback() {
+    let dir = scratch("review-action-failures");
+    let missing = dir.join("no-such-ome-render");
+    let cases: [(&str, Vec<(&str, String)>, &str); 3] = [
+        // The binary given does not exist.
+        (
+            "install",
+            vec![("INPUT_BINARY", text(&missing))],
+            "obtaining ome-render failed",
+        ),
+        // ome-render cannot be started.
+        (
+            "diff",
+            vec![
+                ("OME_RENDER", text(&missing)),
+                ("INPUT_BASE_REF", "HEAD".to_string()),
+            ],
+            "the diff failed",
+        ),
+        // The event file is no JSON.
+        (
+            "diff",
+            vec![("GITHUB_EVENT_PATH", text(&repo_root().join("Cargo.toml")))],
+            "the diff failed",
+        ),
+    ];
+    for (i, (step, env, said)) in cases.iter().enumerate() {
+        let summary = dir.join(format!("summary-{i}.md"));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let out = action(step, &env, &summary);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+        assert!(!stderr.contains("Traceback"), "{stderr}");
+        let errors: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("::error"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stdout}");
+        assert!(
+            errors[0].starts_with(&format!("::error title=ome-render::{said}: ")),
+            "{}",
+            errors[0]
+        );
+        let written = fs::read_to_string(&summary).expect("the job summary");
+        assert!(
+            written.starts_with(&format!("### ome-render: {said}\n")),
+            "{written}"
+        );
+    }
 }

@@ -6,7 +6,8 @@
 //! (SEMANTICS.md#diff-output).
 
 use super::{
-    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach,
+    summary,
 };
 use crate::diagnostics::report::thousands;
 use crate::diff::{Group, ObjectDiff, Report};

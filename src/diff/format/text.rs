@@ -2,7 +2,8 @@
 //! with their hunks, as `git diff` shows them (coloured when `color`).
 
 use super::{
-    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach,
+    summary,
 };
 use crate::diff::Report;
 use std::fmt::Write;
