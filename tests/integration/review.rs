@@ -324,3 +324,44 @@ fn the_action_fails_in_one_line_never_a_traceback() {
         );
     }
 }
+
+#[test]
+fn the_flux_check_is_off_under_the_argo_cd_plugin() {
+    let (_, dir) = two_copies("review-argocd-flux", "examples/llama-demo");
+    edit(
+        &dir.join("runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=${MEM_FRAC}",
+    );
+    let dir = text(&dir);
+    // A plain render warns, and fails under --strict.
+    let plain = run(&["--strict", &dir]);
+    assert_eq!(plain.code, 1, "{}", plain.stderr);
+    assert!(
+        plain.stderr.contains("ome::output::flux-substitution"),
+        "{}",
+        plain.stderr
+    );
+    // Argo CD never substitutes: its plugin, strict as deploy/argocd/application.yaml sets it,
+    // renders without the check.
+    let plugin = crate::support::run_with(
+        &[&dir],
+        &[
+            ("ARGOCD_APP_NAME", "llama-demo"),
+            ("ARGOCD_APP_NAMESPACE", "llama-demo"),
+            ("PARAM_STRICT", "true"),
+        ],
+        None,
+    );
+    assert_eq!(plugin.code, 0, "{}", plugin.stderr);
+    assert!(
+        !plugin.stderr.contains("flux-substitution"),
+        "{}",
+        plugin.stderr
+    );
+    assert!(
+        plugin.stdout.contains("--mem-frac=${MEM_FRAC}"),
+        "{}",
+        plugin.stdout
+    );
+}
