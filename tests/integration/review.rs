@@ -272,11 +272,14 @@ fn action(step: &str, env: &[(&str, &str)], summary: &Path) -> std::process::Out
     cmd.output().expect("python3 runs the action")
 }
 
+/// One way the action fails: its step, environment, and what its one error line says.
+type Failure<'a> = (&'a str, Vec<(&'a str, String)>, &'a str);
+
 #[test]
 fn the_action_fails_in_one_line_never_a_traceback() {
     let dir = scratch("review-action-failures");
     let missing = dir.join("no-such-ome-render");
-    let cases: [(&str, Vec<(&str, String)>, &str); 3] = [
+    let cases: [Failure<'_>; 3] = [
         // The binary given does not exist.
         (
             "install",
