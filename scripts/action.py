@@ -397,11 +397,40 @@ def diff():
     return 0
 
 
+# --- failing in one line -------------------------------------------------------------------
+
+
+def fail(step, message):
+    """Every failure ends here: one `::error::` line, and the job summary says what failed.
+    Never a traceback."""
+    print(f"::error title=ome-render::{step} failed: {escape_data(message)}", flush=True)
+    longest = max((len(run) for run in re.findall(r"`+", message)), default=0)
+    fence = "`" * max(3, longest + 1)
+    try:
+        append_summary(f"### ome-render: {step} failed\n\n{fence}\n{message}\n{fence}\n")
+    except OSError as e:
+        print(f"::warning title=ome-render::cannot write the job summary: {escape_data(str(e))}", flush=True)
+    return 1
+
+
 def main(argv):
     if len(argv) != 2 or argv[1] not in ("install", "diff"):
         print(__doc__, file=sys.stderr)
         return 2
-    return install() if argv[1] == "install" else diff()
+    step = "obtaining ome-render" if argv[1] == "install" else "the diff"
+    try:
+        return install() if argv[1] == "install" else diff()
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            raise
+        return fail(step, str(e.code))
+    except subprocess.CalledProcessError as e:
+        command = " ".join(shlex.quote(str(c)) for c in e.cmd) if isinstance(e.cmd, list) else str(e.cmd)
+        return fail(step, f"`{command}` exited with {e.returncode}")
+    except KeyboardInterrupt:
+        return fail(step, "interrupted")
+    except Exception as e:  # noqa: BLE001 -- the last resort: one line, not a traceback
+        return fail(step, f"{type(e).__name__}: {e}")
 
 
 if __name__ == "__main__":

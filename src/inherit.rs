@@ -243,7 +243,12 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
             out.broken.insert(key(runtime), past_limit.clone());
             continue;
         }
-        let spec = RuntimeSpec::read(&merged, &runtime.object, &mut diags);
+        // A child's fields come after its parent's: in Go's order again, as a revision is.
+        let spec = RuntimeSpec::read(
+            &crate::revision::gojson::go_order(&merged),
+            &runtime.object,
+            &mut diags,
+        );
         out.parents.insert(
             key(runtime),
             chain[..chain.len() - 1].iter().map(|r| key(r)).collect(),

@@ -404,11 +404,14 @@ fn read_entry(
             );
             // The view takes the spec's tree when the object goes once read (a copy costs
             // the time and leaves the memory as it is, BENCHMARKS.md), a copy when it stays.
-            let r = if keep_consumed {
+            let mut r = if keep_consumed {
                 Runtime::read(&obj, scope, namespace.clone(), diags)
             } else {
                 Runtime::take(&mut obj, scope, namespace.clone(), diags)
             };
+            // Keys in Go's order, whatever order they were written in: a revision of equal
+            // content renders the same bytes (SEMANTICS.md#pins).
+            r.spec.spec = crate::revision::gojson::go_order(&r.spec.spec);
             diags.extend(checked);
             Entry::Runtime(namespace, Box::new(r))
         }

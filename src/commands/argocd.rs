@@ -22,6 +22,11 @@ const PARAMETERS: &[&str] = &["namespace", "strict", "kinds", "include", "exclud
 const APP_NAME: &str = "ARGOCD_APP_NAME";
 const APP_NAMESPACE: &str = "ARGOCD_APP_NAMESPACE";
 
+/// Whether ome-render runs as Argo CD's plugin (`ARGOCD_APP_NAME` is set).
+pub(crate) fn under_plugin() -> bool {
+    std::env::var_os(APP_NAME).is_some()
+}
+
 /// One parameter's value and the variable it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Value {

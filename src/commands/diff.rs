@@ -109,6 +109,9 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
 
     let clock = Instant::now();
     let fold = args.base_ref.is_some();
+    // Said in the report when only the base fails: a pull request that repairs it compares
+    // with nothing, and its objects are added (SEMANTICS.md#diff).
+    let base_errors = first_errors(&base, &plan.base.relocated);
     let base_failed = report_side(
         "base",
         &plan.labels.base,
@@ -126,9 +129,19 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
         false,
     );
     let reported = clock.elapsed();
-    if base_failed || head_failed {
+    if head_failed {
         return ExitStatus::InputErrors;
     }
+    let base_errors = if base_failed {
+        let settings = base.settings.clone();
+        base = Rendering {
+            settings,
+            ..Rendering::default()
+        };
+        Some(base_errors)
+    } else {
+        None
+    };
 
     let clock = Instant::now();
     fn side(r: &Rendering) -> Side<'_> {
@@ -147,6 +160,8 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             namespace: opts_namespace(global),
         },
     );
+    let mut report = report;
+    report.base_errors = base_errors;
     let compared = clock.elapsed();
     let clock = Instant::now();
     let out = match args.format {
@@ -190,6 +205,47 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
     // As `render` does: freeing both renders costs time for nothing right before exit.
     std::mem::forget((base, head, report));
     status
+}
+
+/// How many of a failing base's errors the report quotes.
+const FIRST_ERRORS: usize = 3;
+
+/// The first errors of a side (its warnings when `--strict` made them fail it), one line
+/// each, `FILE:LINE: message`, with the checkout's paths shown as written.
+fn first_errors(rendering: &Rendering, relocated: &[(PathBuf, PathBuf)]) -> Vec<String> {
+    let errors: Vec<&Diagnostic> = rendering.diags.iter().filter(|d| d.is_error()).collect();
+    let chosen = if errors.is_empty() {
+        rendering.diags.iter().collect()
+    } else {
+        errors
+    };
+    let mut lines: Vec<String> = chosen
+        .iter()
+        .take(FIRST_ERRORS)
+        .map(|d| {
+            let at = d
+                .pos
+                .and_then(|p| {
+                    rendering
+                        .sources
+                        .path(p)
+                        .map(|f| format!("{f}:{}: ", p.line))
+                })
+                .unwrap_or_default();
+            let mut line = format!("{at}{}", d.message);
+            for (written, real) in relocated {
+                line = line.replace(
+                    real.to_string_lossy().as_ref(),
+                    written.to_string_lossy().as_ref(),
+                );
+            }
+            line
+        })
+        .collect();
+    if chosen.len() > FIRST_ERRORS {
+        lines.push(format!("… and {} more", chosen.len() - FIRST_ERRORS));
+    }
+    lines
 }
 
 /// The namespace of objects written without one, as the pipeline applies it.
@@ -272,6 +328,31 @@ fn repo_relative(path: &Path, top: &Path, prefix: &str) -> Option<PathBuf> {
         }
     }
     Some(parts.iter().collect())
+}
+
+/// What the head is called: `HEAD (1a2b3c4)` when the rendered paths are as committed,
+/// `working tree (on 1a2b3c4)` when they hold changes or untracked files
+/// (SEMANTICS.md#diff). `working tree` alone when there is no commit yet.
+fn head_label(paths: &[PathBuf], settings: Option<&Path>) -> String {
+    let Ok(commit) = git(&["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]) else {
+        return "working tree".to_string();
+    };
+    let short = commit.get(..7).unwrap_or(&commit);
+    let mut args: Vec<String> = ["status", "--porcelain", "--untracked-files=all", "--"]
+        .map(String::from)
+        .to_vec();
+    args.extend(
+        paths
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(settings)
+            .map(|p| p.to_string_lossy().into_owned()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match git(&args) {
+        Ok(status) if status.trim().is_empty() => format!("HEAD ({short})"),
+        _ => format!("working tree (on {short})"),
+    }
 }
 
 /// Whether `rel` (relative to the top) exists at `commit`.
@@ -372,6 +453,7 @@ fn from_git(global: &GlobalArgs, rev: &str, paths: &[PathBuf]) -> Result<Plan, S
         Some(Worktree { dir })
     };
     let short = commit.get(..7).unwrap_or(&commit);
+    let head = head_label(&paths, global.settings.as_deref());
     Ok(Plan {
         labels: Labels {
             base: if rev.starts_with(short) {
@@ -379,7 +461,7 @@ fn from_git(global: &GlobalArgs, rev: &str, paths: &[PathBuf]) -> Result<Plan, S
             } else {
                 format!("{rev} ({short})")
             },
-            head: "working tree".to_string(),
+            head,
         },
         base,
         head: SidePlan::of(paths, global),

@@ -61,6 +61,7 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
     opts.allow_empty = args.allow_empty;
     opts.file_per_object = matches!(target, Target::Dir(_));
     opts.exit_after = true;
+    opts.no_flux_check = super::argocd::under_plugin();
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,
         Err(e) => return fatal(&e.to_string()),

@@ -2,8 +2,9 @@
 //!
 //! An OME resource (runtime, model, accelerator class) *changed* when it is on one side only
 //! or its tree differs. An InferenceService whose rendered objects differ is attributed to
-//! every changed resource it resolves to on either side (its runtime and the runtimes that
-//! runtime inherits from, its model, each component's accelerator class), to the settings
+//! every changed resource it resolves to in the head, or in the base when it was removed (its
+//! runtime and the runtimes that runtime inherits from, its model, each component's
+//! accelerator class), to the settings
 //! when they changed, to itself when it was edited, and to its runtime choice when that
 //! changed. A resource *reaches* the InferenceServices attributed to it.
 
@@ -20,7 +21,7 @@ pub(crate) struct ResourceImpact {
     pub(crate) change: Change,
     /// The InferenceServices whose objects changed because of it, by namespace and name.
     pub(crate) reached: Vec<ResourceId>,
-    /// How many InferenceServices resolve to it, on either side.
+    /// How many InferenceServices resolve to it in the head (or, removed, in the base).
     pub(crate) users: usize,
 }
 
@@ -109,9 +110,13 @@ pub(crate) fn attribute<'a>(groups: &mut [Group], base: &Side<'a>, head: &Side<'
     };
     let (base_index, head_index) = (index(base), index(head));
 
-    // Who uses each changed resource, on either side.
+    // Who uses each changed resource: in the head, or in the base when removed.
     let mut users: BTreeMap<&ResourceId, BTreeSet<&ResourceId>> = BTreeMap::new();
-    for r in base.resolved.iter().chain(head.resolved) {
+    let removed = base
+        .resolved
+        .iter()
+        .filter(|r| !head_index.contains_key(&r.isvc));
+    for r in head.resolved.iter().chain(removed) {
         for dep in dependencies(r) {
             if let Some((id, _)) = changed.get_key_value(dep) {
                 users.entry(id).or_default().insert(&r.isvc);
@@ -148,7 +153,9 @@ pub(crate) fn attribute<'a>(groups: &mut [Group], base: &Side<'a>, head: &Side<'
                 now_auto: n.auto_selected,
             });
         }
-        for dep in was.into_iter().chain(now).flat_map(dependencies) {
+        // What it uses in the head, or, when it was removed, what it used in the base: a
+        // runtime it no longer uses does not reach it, even when both changed.
+        for dep in now.or(was).into_iter().flat_map(dependencies) {
             if let Some(&change) = changed.get(dep)
                 && causes.insert(Cause::Resource(dep.clone(), change))
             {

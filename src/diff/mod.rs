@@ -136,6 +136,9 @@ pub(crate) struct Report {
     /// How many objects each side has.
     pub(crate) base_objects: usize,
     pub(crate) head_objects: usize,
+    /// When the base does not render (and the head does): its first errors, one line each.
+    /// The base then counts as empty, so the head's objects are all added.
+    pub(crate) base_errors: Option<Vec<String>>,
 }
 
 /// The numbers the summary gives.
@@ -308,6 +311,7 @@ pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Re
         impact,
         base_objects: base.objects.len(),
         head_objects: head.objects.len(),
+        base_errors: None,
     }
 }
 

@@ -47,6 +47,9 @@ pub(crate) struct Options {
     /// The process exits once this run's output is written (a render, the KRM function):
     /// what is left of the catalog after rendering is not freed then, as the rendering isn't.
     pub(crate) exit_after: bool,
+    /// Leave out the `${` check: Argo CD never substitutes, so under its plugin the check
+    /// belongs to no one (SEMANTICS.md#choice-flux-substitution).
+    pub(crate) no_flux_check: bool,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -387,7 +390,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
-        emit::checks::flux_substitution(&objects, &mut diags);
+        if !options.no_flux_check {
+            emit::checks::flux_substitution(&objects, &mut diags);
+        }
     }
     // `diff` orders only what differs; the output order is for writing.
     if !options.trace {

@@ -65,6 +65,70 @@ pub(crate) fn canonical(spec: &Node) -> Canonical {
     }
 }
 
+/// `spec` (a runtime spec) with its keys in Go's order, values as written: each struct's
+/// fields in declaration order (an embedded struct's in its place), then any field the table
+/// does not know, by name; a map's keys by name, as Go writes them. Nothing is added,
+/// dropped or rewritten. Two specs of equal content get the same order whatever order they
+/// were written in, so a pinned InferenceService renders from its revision the bytes it
+/// renders from the live runtime (SEMANTICS.md#pins).
+pub(crate) fn go_order(spec: &Node) -> Node {
+    in_order(Ty::Struct("ServingRuntimeSpec"), spec)
+}
+
+fn in_order(t: Ty<'_>, n: &Node) -> Node {
+    let value = match (t, &n.value) {
+        (Ty::Ptr(inner), _) => return in_order(ty(inner), n),
+        (Ty::Slice(inner), Value::Seq(items)) => {
+            let it = ty(inner);
+            Value::Seq(items.iter().map(|item| in_order(it, item)).collect())
+        }
+        (Ty::Map(inner), Value::Map(m)) => {
+            let it = ty(inner);
+            let mut entries: Vec<_> = m
+                .entries()
+                .map(|(k, v)| (k.clone(), in_order(it, v)))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Map(Map::from_unique(entries))
+        }
+        (Ty::Struct(name), Value::Map(m)) => {
+            let mut out = Map::with_capacity(m.len());
+            if let Some(fields) = gotypes::fields(name) {
+                fields_in_order(fields, m, &mut out);
+            }
+            let mut rest: Vec<_> = m
+                .entries()
+                .filter(|(k, _)| !out.contains_key(k.as_str()))
+                .map(|(k, v)| (k.clone(), in_order(Ty::Unknown, v)))
+                .collect();
+            rest.sort_by(|a, b| a.0.cmp(&b.0));
+            for (k, v) in rest {
+                out.push_unique(k, v);
+            }
+            Value::Map(out)
+        }
+        // A value the table does not describe: keys by name, all the way down.
+        (Ty::Unknown, Value::Map(_)) => return in_order(Ty::Map("?"), n),
+        (Ty::Unknown, Value::Seq(_)) => return in_order(Ty::Slice("?"), n),
+        _ => return n.clone(),
+    };
+    Node::new(value, n.pos)
+}
+
+fn fields_in_order(fields: &[gotypes::Field], m: &Map, out: &mut Map) {
+    for &(json, type_name, flags) in fields {
+        if flags & I != 0 {
+            if let Some(inner) = gotypes::fields(type_name) {
+                fields_in_order(inner, m, out);
+            }
+        } else if let Some(v) = m.get(json)
+            && !out.contains_key(json)
+        {
+            out.push_unique(json.to_string(), in_order(ty(type_name), v));
+        }
+    }
+}
+
 #[derive(Default)]
 struct Ctx {
     path: Vec<String>,

@@ -119,7 +119,8 @@ impl Revision {
             );
             return None;
         };
-        let spec = RuntimeSpec::read(data, &object, r.diags);
+        // In Go's order, as the live runtime's spec is (SEMANTICS.md#pins).
+        let spec = RuntimeSpec::read(&gojson::go_order(data), &object, r.diags);
         Some(Revision {
             name: obj.name.clone(),
             namespace,

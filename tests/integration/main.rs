@@ -35,6 +35,7 @@ mod krm;
 mod layers;
 mod model_metadata;
 mod pins;
+mod review;
 mod security;
 mod support;
 mod validate;

@@ -109,7 +109,7 @@ pub(crate) fn render(report: &Report, labels: &Labels) -> String {
             })
         })
         .collect();
-    let doc = Node::map(map! {
+    let mut doc = map! {
         "base" => Node::str(&labels.base),
         "head" => Node::str(&labels.head),
         "differences" => Node::bool(report.has_differences()),
@@ -122,7 +122,12 @@ pub(crate) fn render(report: &Report, labels: &Labels) -> String {
         }),
         "impact" => Node::map(impact),
         "groups" => Node::seq(groups),
-    });
+    };
+    if let Some(errors) = &report.base_errors {
+        let lines = errors.iter().map(Node::str).collect();
+        doc.insert("baseErrors", Node::seq(lines));
+    }
+    let doc = Node::map(doc);
     let mut out = Vec::new();
     crate::yaml::emit::write_json_line(&doc, &mut out);
     String::from_utf8(out).unwrap_or_default()

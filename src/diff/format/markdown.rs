@@ -6,7 +6,8 @@
 //! (SEMANTICS.md#diff-output).
 
 use super::{
-    Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach,
+    summary,
 };
 use crate::diagnostics::escape::{markdown_block, markdown_code, markdown_fence, markdown_text};
 use crate::diagnostics::report::thousands;
@@ -109,6 +110,13 @@ fn head(report: &Report, labels: &Labels) -> String {
         code(&labels.head)
     );
     let _ = writeln!(out, "{}\n", summary(report));
+    if let Some(errors) = &report.base_errors {
+        let _ = writeln!(out, "> [!WARNING]\n> {BASE_FAILED}");
+        for e in errors {
+            let _ = writeln!(out, "> - {}", code(e));
+        }
+        out.push('\n');
+    }
     if report.has_differences() {
         let c = report.counts();
         let isvc_objects = [

@@ -66,6 +66,10 @@ fn summary(report: &Report) -> String {
     )
 }
 
+/// The sentence that says the base does not render, before its first errors.
+const BASE_FAILED: &str =
+    "the base does not render, so every object of the head is shown as added; its first errors:";
+
 /// `team/a, team/b, … and 30 more`.
 fn names(ids: &[ResourceId], wrap: impl Fn(&str) -> String) -> String {
     let mut shown: Vec<String> = ids

@@ -2,7 +2,8 @@
 //! with their hunks, as `git diff` shows them (coloured when `color`).
 
 use super::{
-    Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach, summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach,
+    summary,
 };
 use crate::diagnostics::escape::{terminal, terminal_line as line_of};
 use crate::diff::Report;
@@ -40,6 +41,12 @@ pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
         line_of(&labels.head)
     );
     let _ = writeln!(out, "{} {}", paint.with(BOLD, &title), summary(report));
+    if let Some(errors) = &report.base_errors {
+        let _ = writeln!(out, "{}", paint.with(RED, BASE_FAILED));
+        for e in errors {
+            let _ = writeln!(out, "  {e}");
+        }
+    }
     if !report.has_differences() && report.impact.resources.is_empty() {
         return out;
     }
