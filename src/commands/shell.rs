@@ -1,7 +1,7 @@
 //! `ome-render completions SHELL` and `ome-render man`: a completion script and the manual
 //! page, both generated from the command-line definition, so they never drift from it.
 //!
-//! Two things are corrected on the way (README.md, "Shell completion"): clap_complete offers
+//! Two things are corrected on the way (README.md, "Install"): clap_complete offers
 //! hidden flags (`--timings`), so the scripts are generated from a copy of the definition
 //! without them; and its Bash script spells the state of a subcommand of a hyphenated
 //! program two ways (`ome__render__subcmd__diff` where it walks the words,

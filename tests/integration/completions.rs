@@ -1,4 +1,4 @@
-//! Shell completion with the real shells (README.md, "Shell completion"): after each
+//! Shell completion with the real shells (README.md, "Install"): after each
 //! subcommand, bash, zsh and fish offer its flags and the global ones, each once, and never a
 //! hidden flag; the manual page lists each global flag once. The shells are installed by
 //! `scripts/install-test-tools.sh`; each runs with a fresh home and no startup files.
@@ -6,6 +6,7 @@
 use crate::support::{repo_root, run, scratch};
 use clap::CommandFactory;
 use ome_render::cli::Cli;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,7 +22,10 @@ fn shell(name: &str) -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "{name} is not installed: run scripts/install-test-tools.sh (as root: apt-get install -y zsh fish)"
         );
-        eprintln!("skipped: {name} is not installed (scripts/install-test-tools.sh installs it)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: {name} is not installed (scripts/install-test-tools.sh installs it)"
+        );
     }
     found
 }
