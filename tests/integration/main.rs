@@ -6,6 +6,7 @@
 //! - [`bad`]: each `testdata/bad/<case>/` has one thing wrong and must fail with its file and
 //!   line, compared with a reviewed snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
+//! - [`completions`]: shell completion with the real bash, zsh and fish, and the manual page;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
 //! - [`action`]: the GitHub Action's metadata (check-jsonschema) and its script against a
@@ -27,6 +28,7 @@ mod action;
 mod argocd;
 mod bad;
 mod cli;
+mod completions;
 mod contract;
 mod diff;
 mod fixtures;
