@@ -295,7 +295,7 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
     let _ = fs::remove_dir_all(&results);
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "eval",
@@ -345,7 +345,7 @@ fn kpt_fn_render_runs_the_kptfile_pipeline() {
     let kpt = kpt();
     let pkg = copy_dir("deploy/kpt", "kpt-render");
     let refused = tool(
-        &kpt,
+        kpt,
         &["fn", "render", pkg.to_str().unwrap(), "-o", "unwrap"],
         &repo_root(),
     );
@@ -354,7 +354,7 @@ fn kpt_fn_render_runs_the_kptfile_pipeline() {
         "kpt runs exec functions only with --allow-exec"
     );
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "render",
@@ -404,7 +404,7 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
     fs::write(&isvc, text).unwrap();
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "eval",

@@ -142,10 +142,7 @@ fn paths(code: &str, me: &[String]) -> Vec<Vec<String>> {
     fn walk(s: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
         let mut path = prefix;
         let mut rest = s;
-        loop {
-            let Some(after) = rest.strip_prefix("::") else {
-                break;
-            };
+        while let Some(after) = rest.strip_prefix("::") {
             let after = after.trim_start();
             if let Some(group) = after.strip_prefix('{') {
                 // Split the group's items at its own commas.
