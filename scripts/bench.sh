@@ -88,7 +88,7 @@ elif [ -z "$quick" ]; then
   case_ threads-2 "env RAYON_NUM_THREADS=2 $ome -q $main"
   case_ tiny "$ome -q examples/llama-demo"
   list=$main.resourcelist.yaml   # as kpt sends it: every document an item, with its path
-  python=target/python-tools/bin/python3   # PyYAML, installed by `cargo test`
+  python=target/test-tools/python/bin/python3   # PyYAML, by scripts/install-test-tools.sh
   [ -x "$python" ] || python=python3
   [ -f "$list" ] || "$python" scripts/krm-list.py "$main" >"$list"
   case_ krm "target/release/ome-render-krm <$list"

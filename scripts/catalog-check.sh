@@ -70,7 +70,7 @@ for sample in $(grep -l "runtime:" -r "$catalog/samples" | sort); do
   fi
 done
 echo "catalog-check: $dups duplicate runtime names reported; $ok samples rendered; $refused_ok refused as OME refuses them; $bad unexpected"
-validate=target/python-tools/bin/kubernetes-validate   # installed by `cargo test`
+validate=target/test-tools/python/bin/kubernetes-validate   # by scripts/install-test-tools.sh
 [ -x "$validate" ] || validate=$(command -v kubernetes-validate || true)
 if [ -n "$validate" ]; then
   # ScaledObjects and LeaderWorkerSets have no schema in kubernetes-validate: crds.py checks

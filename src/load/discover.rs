@@ -5,12 +5,17 @@
 
 use super::LoadError;
 use super::limits::Limits;
-use super::objects::{LOCK_FILE, SETTINGS_FILE};
 use crate::diagnostics::{Code, Diagnostic};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
+
+/// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
+pub(crate) const SETTINGS_FILE: &str = "ome-render.yaml";
+
+/// The record of managed pins, read at the root of a path (SEMANTICS.md#choice-lock).
+pub(crate) const LOCK_FILE: &str = "ome-render.lock";
 
 /// What to load.
 #[derive(Clone, Debug, Default)]

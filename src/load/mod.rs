@@ -19,9 +19,10 @@ pub(crate) mod snapshot;
 
 pub(crate) use committed::{Committed, read_committed};
 pub(crate) use discover::{Input, LoadOptions, OUTPUT_MARKER, Texts};
+pub(crate) use discover::{LOCK_FILE, SETTINGS_FILE};
 pub(crate) use limits::{Limits, raise_help};
 pub(crate) use model_config::{ModelConfigs, read_manifest};
-pub(crate) use objects::{LOCK_FILE, Object, SETTINGS_FILE};
+pub(crate) use objects::Object;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Sources, Stamp};

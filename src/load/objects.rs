@@ -7,12 +7,6 @@ use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::yaml::parse::{AliasBudget, ParseLimits, SyntaxError, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 
-/// The renderer settings file, read at the root of a path (SEMANTICS.md#settings).
-pub(crate) const SETTINGS_FILE: &str = "ome-render.yaml";
-
-/// The record of managed pins, read at the root of a path (SEMANTICS.md#choice-lock).
-pub(crate) const LOCK_FILE: &str = "ome-render.lock";
-
 /// One Kubernetes object of the input.
 #[derive(Clone, Debug)]
 pub(crate) struct Object {

@@ -7,7 +7,7 @@
 
 use crate::model::Role;
 use crate::model::settings::ReplicaDefaults;
-use crate::model::validate::inference_service::{
+use crate::model::validate::autoscaler::{
     AUTOSCALER_CLASS_ANNOTATION, TARGET_UTILIZATION_ANNOTATION,
 };
 use crate::yaml::{Node, Pos};

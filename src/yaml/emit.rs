@@ -377,7 +377,7 @@ fn looks_like_number_or_date(s: &str) -> bool {
 
 /// A float as written when both YAML versions read it as a float, else rewritten.
 fn yaml_float(raw: &str) -> String {
-    if is_yaml11_float(raw) && super::parse::is_float(raw) {
+    if is_yaml11_float(raw) && super::scalar::is_float(raw) {
         return raw.to_string();
     }
     let lower = raw.to_ascii_lowercase();

@@ -12,9 +12,10 @@
 //! up it builds the tree the event parser builds, values and positions alike: the tests below
 //! compare the two on generated text, and the `yaml` fuzz target on any text (FUZZING.md).
 
+use super::document::{Document, ParseLimits};
 use super::key::Key;
 use super::node::{Map, Node, Pos, Value};
-use super::parse::{Document, ParseLimits, key_text, resolve_plain};
+use super::scalar::{key_text, resolve_plain};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, RandomState};

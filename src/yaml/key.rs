@@ -441,7 +441,7 @@ fn known(text: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
     use crate::yaml::Value;
-    use crate::yaml::parse::resolve_plain;
+    use crate::yaml::scalar::resolve_plain;
     use std::borrow::Cow;
 
     #[test]

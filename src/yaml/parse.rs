@@ -12,49 +12,13 @@
 //! a budget, per document and for the whole run, so an "alias bomb" stops with an error
 //! instead of exhausting memory.
 
+pub(crate) use super::document::{Document, ParseLimits, limit_names};
 use super::node::{Map, Node, Pos, Value};
+use super::scalar::{is_float, key_text, parse_bool, parse_int, resolve_plain};
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The limits a parse enforces (SEMANTICS.md#limits). Each error names its limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ParseLimits {
-    /// Nesting levels of collections, block and flow alike (the root collection is level 1).
-    pub(crate) depth: usize,
-    /// Keys in one map, merged keys included.
-    pub(crate) keys: usize,
-    /// Documents that hold something, in one stream.
-    pub(crate) documents: usize,
-    /// Nodes anchors and aliases copy in one document.
-    pub(crate) alias_nodes: u64,
-    /// Bytes of text (keys and scalars) anchors and aliases copy in one document.
-    pub(crate) alias_bytes: u64,
-}
-
-/// The names of the limits, as errors and `--limit` name them.
-pub(crate) mod limit_names {
-    pub(crate) const DEPTH: &str = "depth";
-    pub(crate) const KEYS: &str = "keys";
-    pub(crate) const DOCUMENTS: &str = "documents";
-    pub(crate) const ALIAS_NODES: &str = "alias-nodes";
-    pub(crate) const ALIAS_BYTES: &str = "alias-bytes";
-    pub(crate) const ALIAS_NODES_TOTAL: &str = "alias-nodes-total";
-    pub(crate) const ALIAS_BYTES_TOTAL: &str = "alias-bytes-total";
-}
-
-impl Default for ParseLimits {
-    fn default() -> ParseLimits {
-        ParseLimits {
-            depth: 128,
-            keys: 100_000,
-            documents: 200_000,
-            alias_nodes: 1_000_000,
-            alias_bytes: 64 << 20,
-        }
-    }
-}
 
 /// What anchors and aliases may copy across every file of a run, shared by the threads
 /// that parse them. Once spent, every further copy fails, in whichever file it happens; the
@@ -115,15 +79,6 @@ impl AliasBudget {
         }
         Ok(())
     }
-}
-
-/// One document of a stream.
-#[derive(Debug)]
-pub(crate) struct Document {
-    /// The document's index in its file, counting from 0 (empty documents count too, as
-    /// kustomize's `config.kubernetes.io/index` does).
-    pub(crate) index: usize,
-    pub(crate) root: Node,
 }
 
 /// A syntax error or an exceeded limit, at a 1-based line and 0-based column.
@@ -643,18 +598,6 @@ impl Builder<'_> {
     }
 }
 
-/// The key a scalar makes (`1:` is the key `1`, `~:` the empty key); `None` for a
-/// collection, which cannot be one.
-pub(super) fn key_text(value: &Value) -> Option<String> {
-    match value {
-        Value::Str(s) | Value::Float(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Null => Some(String::new()),
-        Value::Seq(_) | Value::Map(_) => None,
-    }
-}
-
 /// `<<: *base` or `<<: [*a, *b]`: keys the mapping doesn't set itself are taken from the
 /// merged maps, earlier maps first.
 fn apply_merge(map: &mut Map, merged: Node) -> Result<(), String> {
@@ -746,104 +689,6 @@ fn resolve_scalar(
         return Ok(Value::Str(text.into_owned()));
     }
     Ok(resolve_plain(text))
-}
-
-/// The type of an untagged plain scalar.
-pub(crate) fn resolve_plain(text: Cow<'_, str>) -> Value {
-    let s: &str = &text;
-    match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        _ => {}
-    }
-    if let Some(b) = parse_bool(s) {
-        return Value::Bool(b);
-    }
-    let first = s.as_bytes()[0];
-    if first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.') {
-        if let Some(i) = parse_int(s) {
-            return Value::Int(i);
-        }
-        let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-        if digits.len() > 1 && digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit())
-        {
-            // `08`, `09`: no number in YAML 1.1, so a string, as kubectl reads it.
-            return Value::Str(text.into_owned());
-        }
-        if is_float(s) {
-            // Includes integers too large for 64 bits.
-            return Value::Float(text.into_owned());
-        }
-    }
-    Value::Str(text.into_owned())
-}
-
-fn parse_bool(s: &str) -> Option<bool> {
-    match s {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
-        _ => None,
-    }
-}
-
-/// Decimal, `0x` hex, `0o` octal, and legacy leading-zero octal (`0644`).
-fn parse_int(s: &str) -> Option<i64> {
-    let (negative, digits) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    let magnitude = if let Some(hex) = digits.strip_prefix("0x") {
-        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        i64::from_str_radix(hex, 16).ok()?
-    } else if let Some(oct) = digits.strip_prefix("0o") {
-        if oct.is_empty() || !oct.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
-            return None;
-        }
-        i64::from_str_radix(oct, 8).ok()?
-    } else if !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        // YAML 1.1 octal, as kubectl reads it; `08` is no number at all there.
-        if !digits.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
-            return None;
-        }
-        i64::from_str_radix(digits, 8).ok()?
-    } else {
-        digits.parse::<i64>().ok()?
-    };
-    Some(if negative { -magnitude } else { magnitude })
-}
-
-/// The YAML 1.2 core schema float: `[-+]? ( . [0-9]+ | [0-9]+ ( . [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`,
-/// plus `.inf` and `.nan` spellings.
-pub(crate) fn is_float(s: &str) -> bool {
-    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if matches!(body, ".inf" | ".Inf" | ".INF") || matches!(s, ".nan" | ".NaN" | ".NAN") {
-        return true;
-    }
-    let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], Some(&body[i + 1..])),
-        None => (body, None),
-    };
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some((int, frac)) => {
-            (!int.is_empty() || !frac.is_empty())
-                && int.bytes().all(|b| b.is_ascii_digit())
-                && frac.bytes().all(|b| b.is_ascii_digit())
-                && !(int.is_empty() && frac.is_empty())
-        }
-        None => !mantissa.is_empty() && mantissa.bytes().all(|b| b.is_ascii_digit()),
-    };
-    let exponent_ok = exponent.is_none_or(|e| {
-        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
-        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
-    });
-    mantissa_ok && exponent_ok
 }
 
 #[cfg(test)]

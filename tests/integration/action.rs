@@ -5,7 +5,7 @@
 //! duplicated; a read-only token is a warning; render errors fail the step.
 
 use crate::support::{
-    Output, commit_all, edit, example_repo, git, python_tools, repo_root, scratch,
+    Output, commit_all, edit, example_repo, git, needs, python_tools, repo_root, scratch,
 };
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -27,6 +27,7 @@ fn check_jsonschema(schema: &str, file: &Path) -> Output {
 
 #[test]
 fn the_action_and_the_example_workflow_pass_their_schemas() {
+    needs!(Python);
     let action = check_jsonschema("vendor.github-actions", &repo_root().join("action.yml"));
     assert_eq!(action.code, 0, "{}{}", action.stdout, action.stderr);
     let workflow = check_jsonschema(

@@ -6,7 +6,7 @@
 //! with the message on standard error and nothing on standard output. The sidecar patch is
 //! applied with kustomize to a minimal argocd-repo-server.
 
-use crate::support::{kustomize, python_tools, repo_root, scratch};
+use crate::support::{kustomize, needs, python_tools, repo_root, scratch};
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -61,12 +61,39 @@ fn plugin() -> Plugin {
     }
 }
 
-/// An application directory: the example, its InferenceService written without a
-/// namespace (the destination namespace applies), the plugin's marker file, all read-only.
-fn app(name: &str, broken: bool) -> PathBuf {
-    let root = scratch(name);
+/// An application directory, staged where Argo CD's user (999) can reach it, whoever runs
+/// the tests and wherever the checkout lives (under `/root` or a `mktemp -d` directory,
+/// which user 999 cannot enter): a directory of its own under the system's temporary
+/// directory, open to all, holding a copy of this build's binary and the application.
+/// Removed when dropped.
+struct App {
+    root: PathBuf,
+    /// The application directory: the example, its InferenceService written without a
+    /// namespace (the destination namespace applies), the plugin's marker file, all
+    /// read-only.
+    dir: PathBuf,
+    /// This build's `ome-render`, readable and executable by all.
+    bin: PathBuf,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o755));
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn app(name: &str, broken: bool) -> App {
+    let root = std::env::temp_dir().join(format!("ome-render-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
     let dir = root.join("apps").join("llama-demo");
     fs::create_dir_all(&dir).unwrap();
+    for open in [&root, &root.join("apps")] {
+        fs::set_permissions(open, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let bin = root.join("ome-render");
+    fs::copy(env!("CARGO_BIN_EXE_ome-render"), &bin).unwrap();
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
     crate::support::copy_files(
         &repo_root().join("examples/llama-demo"),
         &dir,
@@ -90,7 +117,7 @@ fn app(name: &str, broken: bool) -> PathBuf {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
     }
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
-    dir
+    App { root, dir, bin }
 }
 
 /// Whether this process runs as root (the CI does), read from /proc.
@@ -110,13 +137,15 @@ struct Generated {
 }
 
 /// Runs the plugin's generate command as argocd-cmp-server does: no shell, in the
-/// application's directory, with Argo CD's environment only, as user 999.
-fn generate(plugin: &Plugin, dir: &Path) -> Generated {
+/// application's directory, with Argo CD's environment only, as user 999 (when the tests
+/// run as root).
+fn generate(plugin: &Plugin, app: &App) -> Generated {
     // The image's binary is this build's.
     let program = match plugin.argv[0].as_str() {
-        "/usr/local/bin/ome-render" => PathBuf::from(env!("CARGO_BIN_EXE_ome-render")),
+        "/usr/local/bin/ome-render" => app.bin.clone(),
         other => panic!("plugin.yaml runs {other}, which the image does not hold"),
     };
+    let dir = &app.dir;
     let revision = "f913b6cbf58aa5ae5ca1f8a2b149477aebcbd9d8";
     let mut cmd = Command::new(program);
     cmd.args(&plugin.argv[1..])
@@ -165,6 +194,7 @@ fn generate(plugin: &Plugin, dir: &Path) -> Generated {
 
 #[test]
 fn the_plugin_announces_what_ome_render_reads_and_discovers_by_its_marker() {
+    needs!(Python);
     let p = plugin();
     assert_eq!(p.argv, ["/usr/local/bin/ome-render", "render", "."]);
     assert_eq!(p.discover, "./ome-render.yaml");
@@ -172,14 +202,20 @@ fn the_plugin_announces_what_ome_render_reads_and_discovers_by_its_marker() {
         p.parameters,
         ["namespace", "strict", "kinds", "include", "exclude"]
     );
-    assert!(app("argocd-discover", false).join(&p.discover).is_file());
+    assert!(
+        app("argocd-discover", false)
+            .dir
+            .join(&p.discover)
+            .is_file()
+    );
 }
 
 #[test]
 fn generate_writes_a_pure_yaml_stream_of_valid_objects() {
+    needs!(Python);
     let p = plugin();
-    let dir = app("argocd-generate", false);
-    let out = generate(&p, &dir);
+    let app = app("argocd-generate", false);
+    let out = generate(&p, &app);
     assert_eq!(out.code, 0, "{}", out.stderr);
     // Every document is an object: what Argo CD's manifest splitting requires.
     let kinds = python(
@@ -219,10 +255,10 @@ fn generate_writes_a_pure_yaml_stream_of_valid_objects() {
 fn without_the_destination_namespace_the_runtime_is_not_found() {
     // The test above holds because of ARGOCD_APP_NAMESPACE: outside Argo CD, the same
     // directory renders in `default`, where no runtime is.
-    let dir = app("argocd-no-namespace", false);
-    let out = Command::new(env!("CARGO_BIN_EXE_ome-render"))
+    let app = app("argocd-no-namespace", false);
+    let out = Command::new(&app.bin)
         .args(["render", "."])
-        .current_dir(&dir)
+        .current_dir(&app.dir)
         .env("ARGOCD_APP_NAMESPACE", "llama-demo")
         .env_remove("ARGOCD_APP_NAME")
         .output()
@@ -234,9 +270,10 @@ fn without_the_destination_namespace_the_runtime_is_not_found() {
 
 #[test]
 fn an_error_exits_non_zero_with_the_message_on_stderr_and_nothing_on_stdout() {
+    needs!(Python);
     let p = plugin();
-    let dir = app("argocd-error", true);
-    let out = generate(&p, &dir);
+    let app = app("argocd-error", true);
+    let out = generate(&p, &app);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(out.stdout, "");
     assert!(
@@ -250,6 +287,7 @@ fn an_error_exits_non_zero_with_the_message_on_stderr_and_nothing_on_stdout() {
 
 #[test]
 fn the_sidecar_component_patches_argocd_repo_server() {
+    needs!(Kustomize, Python);
     let dir = scratch("argocd-component");
     // A minimal argocd-repo-server with the two volumes the sidecar shares.
     fs::write(
@@ -300,14 +338,20 @@ fn the_sidecar_component_patches_argocd_repo_server() {
 fn commands_run_as_argo_cds_user_on_a_read_only_copy() {
     // What `generate` relies on: as root (CI), the command runs as 999, which can read the
     // application's files but not write beside them.
-    if !is_root() {
+    if !is_root()
+        && !crate::support::skip_or_fail(
+            "argocd::commands_run_as_argo_cds_user_on_a_read_only_copy",
+            "runs only as root (it switches to user 999); CI runs as root",
+        )
+    {
         return;
     }
-    let dir = app("argocd-user", false);
+    let app = app("argocd-user", false);
+    let dir = &app.dir;
     let run_as = |program: &str, args: &[&str]| {
         Command::new(program)
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .uid(999)
             .gid(999)
             .output()

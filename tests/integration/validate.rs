@@ -4,7 +4,7 @@
 //! in `schemas/` first, and hands the LeaderWorkerSet's pod templates to the tool as v1
 //! PodTemplates. The tools are installed under `target/` on first use.
 
-use crate::support::{python_tools, repo_root, run};
+use crate::support::{needs, python_tools, repo_root, run};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -88,6 +88,7 @@ fn pipe(program: &std::path::Path, args: &[&str], stdin: &str) -> (bool, String,
 
 #[test]
 fn rendered_objects_pass_the_api_schemas() {
+    needs!(Python);
     let crds = repo_root().join("tests/integration/crds.py");
     for (paths, kinds) in RENDERED {
         let path = paths.last().expect("a path");
@@ -118,6 +119,7 @@ fn rendered_objects_pass_the_api_schemas() {
 
 #[test]
 fn the_crd_schemas_refuse_what_the_api_server_would() {
+    needs!(Python);
     // A ScaledObject trigger's metadata holds strings only, and a LeaderWorkerSet's restart
     // policy is an enum: the check must fail on both, so a pass above means something.
     let crds = repo_root().join("tests/integration/crds.py");

@@ -2,9 +2,9 @@
 //!
 //! kubectl reads manifests with YAML 1.1 rules, where unquoted `yes`, `on`, `NO` are
 //! booleans, `0755` is octal and `~` is null. PyYAML implements the same rules, so the test
-//! feeds it the rendered stream (PyYAML is installed under `target/` on first use).
+//! feeds it the rendered stream (PyYAML: `scripts/install-test-tools.sh` installs it).
 
-use crate::support::{python_tools, run, scratch};
+use crate::support::{needs, python_tools, run, scratch};
 use std::process::Command;
 
 const TRICKY: &[&str] = &[
@@ -51,6 +51,7 @@ const TRICKY: &[&str] = &[
 
 #[test]
 fn strings_survive_a_yaml_1_1_reader() {
+    needs!(Python);
     let dir = scratch("yaml11");
     let mut data = String::new();
     for (i, s) in TRICKY.iter().enumerate() {
@@ -129,6 +130,7 @@ fn serde_like_json_string(s: &str) -> String {
 /// parse).
 #[test]
 fn keys_past_1024_characters_survive_a_yaml_1_1_reader() {
+    needs!(Python);
     let dir = scratch("yaml11-long-keys");
     let plain = "k".repeat(1500);
     let quoted = format!("yes {}", "#".repeat(1500));

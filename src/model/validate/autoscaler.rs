@@ -6,6 +6,12 @@ use super::{Findings, present};
 use crate::diagnostics::Code;
 use crate::yaml::Node;
 
+/// The InferenceService annotations of autoscaling (v1.2.2's spelling; the migration lint
+/// says what v1.3 reads instead).
+pub(crate) const AUTOSCALER_CLASS_ANNOTATION: &str = "ome.io/autoscalerClass";
+pub(crate) const TARGET_UTILIZATION_ANNOTATION: &str = "ome.io/targetUtilizationPercentage";
+pub(crate) const METRICS_ANNOTATION: &str = "ome.io/metrics";
+
 /// The classes of a typed `autoscaler` block (case-sensitive).
 pub(crate) const CLASSES: &[&str] = &["HPA", "KEDA", "External", "None"];
 /// The CRD schema's checks (the API server runs them before any webhook).

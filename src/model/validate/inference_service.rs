@@ -3,7 +3,10 @@
 //! reported with OME's message; the webhook reports only the first. The rules that look up
 //! other objects (the model, the runtime) run in `select::resolve`.
 
-use super::autoscaler::{self, KEDA_EXAMPLE};
+use super::autoscaler::{
+    self, AUTOSCALER_CLASS_ANNOTATION, KEDA_EXAMPLE, METRICS_ANNOTATION,
+    TARGET_UTILIZATION_ANNOTATION,
+};
 use super::go::{self, Json};
 use super::names::NameRule;
 use super::rollout::{self, NAME_FORMAT, valid_name};
@@ -20,9 +23,6 @@ const CODE: Code = Code::InvalidInferenceService;
 /// API-server (CRD schema) rejections.
 const SCHEMA: Code = Code::InvalidField;
 
-pub(crate) const AUTOSCALER_CLASS_ANNOTATION: &str = "ome.io/autoscalerClass";
-pub(crate) const TARGET_UTILIZATION_ANNOTATION: &str = "ome.io/targetUtilizationPercentage";
-pub(crate) const METRICS_ANNOTATION: &str = "ome.io/metrics";
 const MIGRATION_REQUEST_PREFIX: &str = "ome.io/migration-request-v1-";
 
 /// The InferenceService's declared components (`{}` counts; null does not), in OME's order.

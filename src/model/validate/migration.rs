@@ -3,7 +3,7 @@
 //! (`--strict` makes them errors). Removed fields are found with the unknown ones
 //! (`model::schema`); the ones OME's webhook rejects are admission errors.
 
-use super::inference_service::{
+use super::autoscaler::{
     AUTOSCALER_CLASS_ANNOTATION, METRICS_ANNOTATION, TARGET_UTILIZATION_ANNOTATION,
 };
 use super::{Findings, present};

@@ -4,7 +4,7 @@
 use super::{ComponentNames, object_meta_map, rendered};
 use crate::map;
 use crate::model::InferenceService;
-use crate::model::validate::inference_service::AUTOSCALER_CLASS_ANNOTATION;
+use crate::model::validate::autoscaler::AUTOSCALER_CLASS_ANNOTATION;
 use crate::render::autoscaling::Autoscaling;
 use crate::render::metadata::{Meta, string_map_node};
 use crate::rendered::Rendered;
