@@ -10,7 +10,10 @@
 #
 # To package binaries built beforehand (as scripts/image-test.sh does, where no base image
 # can be pulled), build with `--build-arg BINARIES=prebuilt`: the builder stage is skipped
-# and the binaries come from target/x86_64-unknown-linux-gnu/release/.
+# and the binaries come from target/x86_64-unknown-linux-gnu/release/. The release workflow
+# (.github/workflows/release.yml) builds with `--build-arg BINARIES=released` for
+# linux/amd64 and linux/arm64: the static musl binaries of the release archives, put in
+# target/image/<platform>/ (the stages copy files only, so no emulation is needed).
 
 ARG BINARIES=build
 ARG RUST_VERSION=1.95
@@ -29,6 +32,11 @@ RUN RUSTFLAGS='-C target-feature=+crt-static' \
 FROM scratch AS prebuilt
 COPY target/x86_64-unknown-linux-gnu/release/ome-render \
      target/x86_64-unknown-linux-gnu/release/ome-render-krm /out/
+
+# The release archives' binaries, per platform.
+FROM scratch AS released
+ARG TARGETPLATFORM
+COPY target/image/${TARGETPLATFORM}/ome-render target/image/${TARGETPLATFORM}/ome-render-krm /out/
 
 FROM ${BINARIES} AS binaries
 

@@ -77,60 +77,135 @@ def append_summary(markdown):
 # --- obtaining ome-render -----------------------------------------------------------------
 
 
-def target_triple():
-    machine = platform.machine().lower()
-    arch = {"x86_64": "x86_64", "amd64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(
-        machine, machine
-    )
-    system = platform.system()
+class ActionError(Exception):
+    """A failure the step reports as one `::error::` line (main prints it), never a traceback."""
+
+
+# The targets the release workflow builds (.github/workflows/release.yml's matrix; a test
+# compares the two lists). Linux binaries are static (musl), so they run on any distribution.
+RELEASED_TRIPLES = (
+    "x86_64-unknown-linux-musl",
+    "aarch64-unknown-linux-musl",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+)
+
+VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def target_triple(system=None, machine=None):
+    """The release triple for this runner, or None where no binary is released."""
+    system = system or platform.system()
+    machine = (machine or platform.machine()).lower()
+    arch = {"x86_64": "x86_64", "amd64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(machine)
+    if arch is None:
+        return None
     if system == "Linux":
-        return f"{arch}-unknown-linux-gnu"
+        return f"{arch}-unknown-linux-musl"
     if system == "Darwin":
         return f"{arch}-apple-darwin"
     return None
 
 
-def action_repository():
-    """OWNER/REPO of this action. `github.action_repository` is empty inside a composite
-    action's steps, so the runner's checkout path of the action
-    (`…/_actions/OWNER/REPO/REF`) is read too."""
-    repo = env("ACTION_REPOSITORY") or env("GITHUB_ACTION_REPOSITORY")
-    if repo:
-        return repo
+def action_checkout():
+    """The parts `OWNER`, `REPO`, `REF` of the runner's checkout path of this action
+    (`…/_actions/OWNER/REPO/REF`), or None when the action runs from elsewhere (`uses: ./`)."""
     parts = os.path.normpath(env("ACTION_PATH")).split(os.sep)
     if "_actions" in parts:
         i = len(parts) - 1 - parts[::-1].index("_actions")
-        if len(parts) >= i + 3:
-            return f"{parts[i + 1]}/{parts[i + 2]}"
-    return ""
+        if len(parts) >= i + 4:
+            return parts[i + 1], parts[i + 2], parts[i + 3]
+    return None
+
+
+def action_repository():
+    """OWNER/REPO of this action. `github.action_repository` is empty inside a composite
+    action's steps, so the runner's checkout path of the action is read too."""
+    repo = env("ACTION_REPOSITORY") or env("GITHUB_ACTION_REPOSITORY")
+    if repo:
+        return repo
+    checkout = action_checkout()
+    return f"{checkout[0]}/{checkout[1]}" if checkout else ""
+
+
+def source_version():
+    """The version in the action's own Cargo.toml, or None."""
+    try:
+        with open(os.path.join(env("ACTION_PATH") or ".", "Cargo.toml"), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r'^version\s*=\s*"([^"]+)"', line)
+                if m:
+                    return m.group(1)
+    except OSError:
+        pass
+    return None
+
+
+def release_version():
+    """The release that matches the action's own ref: `uses: OWNER/ome-render@v0.3.0` is
+    0.3.0. A ref that is no version (a commit SHA, as pinning by hash has it, or a branch)
+    means the version of the action's Cargo.toml at that ref."""
+    ref = env("ACTION_REF") or env("GITHUB_ACTION_REF")
+    if not ref:
+        checkout = action_checkout()
+        ref = checkout[2] if checkout else ""
+    m = VERSION.match(ref.strip())
+    if m:
+        return m.group(1)
+    version = source_version()
+    if version is None:
+        raise ActionError(f"cannot tell which ome-render release the action's ref {ref!r} is: "
+                          "set the `version` input (such as 0.3.0, or `source`)")
+    return version
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=60) as r:
+        return r.read()
 
 
 def download_release(version, dest):
     """The released binary `ome-render-<triple>.tar.gz` of `v<version>`, its SHA-256 checked
-    against the `.sha256` beside it. None when there is no such release."""
+    against the `.sha256` beside it. Any failure is an ActionError: no build from source."""
+    m = VERSION.match(version)
+    if not m:
+        raise ActionError(f"the version input {version!r} is neither a release (such as 0.3.0) nor `source`")
+    version = m.group(1)
     triple = target_triple()
+    if triple is None:
+        raise ActionError(f"no ome-render release is built for {platform.system()} {platform.machine()}: "
+                          "set `version: source` to build it with cargo")
     repo = action_repository()
-    if not triple or not repo:
-        warning("cannot tell which repository releases this action: building ome-render instead")
-        return None
-    server = env("GITHUB_SERVER_URL", "https://github.com")
-    base = f"{server}/{repo}/releases/download/v{version.lstrip('v')}/ome-render-{triple}.tar.gz"
+    if not repo:
+        raise ActionError("cannot tell which repository releases this action: set `version: source` or `binary`")
+    server = env("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    name = f"ome-render-{triple}.tar.gz"
+    url = f"{server}/{repo}/releases/download/v{version}/{name}"
     try:
-        with urllib.request.urlopen(base, timeout=60) as r:
-            archive = r.read()
-        with urllib.request.urlopen(base + ".sha256", timeout=60) as r:
-            want = r.read().decode().split()[0]
-    except (urllib.error.URLError, OSError, IndexError) as e:
-        warning(f"no released ome-render {version} for {triple} ({e}); building it from source")
-        return None
-    if hashlib.sha256(archive).hexdigest() != want:
-        raise SystemExit(f"ome-render {version}: the download does not match its SHA-256")
+        archive = fetch(url)
+        checksum = fetch(url + ".sha256").decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        raise ActionError(f"cannot download ome-render {version} for {triple}: {url} answered HTTP {e.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise ActionError(f"cannot download ome-render {version} for {triple} from {url}: "
+                          f"{getattr(e, 'reason', e)}") from None
+    want = (checksum.split() or [""])[0].lower()
+    if not SHA256.match(want):
+        raise ActionError(f"ome-render {version}: {name}.sha256 holds no SHA-256")
+    got = hashlib.sha256(archive).hexdigest()
+    if got != want:
+        raise ActionError(f"ome-render {version}: SHA-256 mismatch for {name}: "
+                          f"the download is {got}, {name}.sha256 says {want}")
     # Only the binary is taken out, by its content: no path from the archive is used.
-    with tarfile.open(fileobj=io.BytesIO(archive)) as t:
-        member = next((m for m in t.getmembers() if m.isfile() and m.name.split("/")[-1] == "ome-render"), None)
-        if member is None:
-            raise SystemExit(f"ome-render {version}: the archive holds no ome-render binary")
-        content = t.extractfile(member).read()
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as t:
+            member = next((m for m in t.getmembers() if m.isfile() and m.name.split("/")[-1] == "ome-render"), None)
+            if member is None:
+                raise ActionError(f"ome-render {version}: {name} holds no ome-render binary")
+            content = t.extractfile(member).read()
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise ActionError(f"ome-render {version}: {name} is not a readable archive ({e})") from None
     binary = os.path.join(dest, "ome-render")
     with open(binary, "wb") as f:
         f.write(content)
@@ -144,7 +219,12 @@ def build_from_source():
     cmd = ["cargo", "build", "--release", "--locked", "--manifest-path", os.path.join(source, "Cargo.toml"),
            "--target-dir", target]
     print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    try:
+        built = subprocess.run(cmd)
+    except OSError as e:
+        raise ActionError(f"`version: source` needs cargo, which cannot run here ({e})") from None
+    if built.returncode != 0:
+        raise ActionError(f"cargo build failed (exit {built.returncode}); see the log above")
     return os.path.join(target, "release", "ome-render")
 
 
@@ -153,15 +233,21 @@ def install():
     if binary:
         print(f"using {binary}")
     else:
-        version = env("INPUT_VERSION", "source").strip()
-        binary = None
-        if version and version != "source":
+        # An empty `version` (action.yml's default) is the release of the action's own ref.
+        version = env("INPUT_VERSION").strip() or release_version()
+        if version == "source":
+            binary = build_from_source()
+        else:
             dest = os.path.join(env("RUNNER_TEMP", tempfile.gettempdir()), "ome-render-bin")
             os.makedirs(dest, exist_ok=True)
+            print(f"downloading ome-render {version}", flush=True)
             binary = download_release(version, dest)
-        if binary is None:
-            binary = build_from_source()
-    subprocess.run([binary, "--version"], check=True)
+    try:
+        ran = subprocess.run([binary, "--version"])
+    except OSError as e:
+        raise ActionError(f"{binary} cannot run: {e.strerror or e}") from None
+    if ran.returncode != 0:
+        raise ActionError(f"{binary} --version failed (exit {ran.returncode})")
     set_output("binary", binary)
     return 0
 
@@ -246,30 +332,55 @@ def git(*args, check=True):
     return subprocess.run(["git", *args], check=check, capture_output=True, text=True)
 
 
+# A commit named by its hash, full or abbreviated.
+COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
+# What `git check-ref-format` refuses anywhere in a name: control characters, space, `~ ^ : ? * [ \\`.
+REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def valid_ref(ref):
+    """Whether `ref` is a commit hash or a ref name `git check-ref-format --allow-onelevel`
+    accepts, and cannot be read as an option or a refspec (no leading `-` or `+`). The base
+    ref comes from the workflow's input or the event: it reaches `git fetch`, and a name such
+    as `--upload-pack=CMD` would run a command."""
+    if COMMIT.match(ref):
+        return True
+    if not ref or ref.startswith(("-", "+")) or ref == "@" or len(ref) > 1024:
+        return False
+    if REF_FORBIDDEN.search(ref) or ".." in ref or "@{" in ref:
+        return False
+    if ref.startswith("/") or ref.endswith(("/", ".")) or "//" in ref:
+        return False
+    return all(not c.startswith(".") and not c.endswith(".lock") for c in ref.split("/"))
+
+
 def base_ref(payload):
     ref = env("INPUT_BASE_REF").strip()
-    if ref:
-        return ref
-    pr = payload.get("pull_request") or {}
-    sha = (pr.get("base") or {}).get("sha")
-    if sha:
-        return sha
-    if env("GITHUB_BASE_REF"):
-        return "origin/" + env("GITHUB_BASE_REF")
-    return None
+    if not ref:
+        pr = payload.get("pull_request") or {}
+        ref = str((pr.get("base") or {}).get("sha") or "")
+    if not ref and env("GITHUB_BASE_REF"):
+        ref = "origin/" + env("GITHUB_BASE_REF")
+    if not ref:
+        return None
+    if not valid_ref(ref):
+        raise ActionError(f"the base ref {ref!r} is not a commit hash or a valid Git ref name "
+                          "(git check-ref-format; it may not start with '-')")
+    return ref
 
 
 def ensure_commit(ref):
-    """Fetches the base commit when the checkout is shallow and lacks it."""
-    if git("cat-file", "-e", f"{ref}^{{commit}}", check=False).returncode == 0:
+    """Fetches the base commit when the checkout is shallow and lacks it. `ref` is valid
+    (base_ref); `--end-of-options` keeps it an argument all the same."""
+    if git("cat-file", "-e", "--end-of-options", f"{ref}^{{commit}}", check=False).returncode == 0:
         return
     print(f"fetching {ref}", flush=True)
     name = ref[len("origin/"):] if ref.startswith("origin/") else ref
-    fetched = git("fetch", "--no-tags", "--depth=1", "origin", name, check=False)
+    fetched = git("fetch", "--no-tags", "--depth=1", "--end-of-options", "origin", name, check=False)
     if fetched.returncode != 0:
-        raise SystemExit(f"cannot fetch the base {ref}: {fetched.stderr.strip()}")
+        raise ActionError(f"cannot fetch the base {ref}: {fetched.stderr.strip()}")
     if ref.startswith("origin/"):
-        git("update-ref", f"refs/remotes/{ref}", "FETCH_HEAD")
+        git("update-ref", "--end-of-options", f"refs/remotes/{ref}", "FETCH_HEAD")
 
 
 class Api:
@@ -420,6 +531,9 @@ def main(argv):
     step = "obtaining ome-render" if argv[1] == "install" else "the diff"
     try:
         return install() if argv[1] == "install" else diff()
+    except ActionError as e:
+        print(f"::error title=ome-render::{escape_data(str(e))}", flush=True)
+        return 1
     except SystemExit as e:
         if e.code is None or isinstance(e.code, int):
             raise

@@ -376,88 +376,277 @@ impl Drop for FileServer {
     }
 }
 
-#[test]
-fn the_action_downloads_a_released_binary_and_checks_its_hash() {
-    let root = scratch("action-install");
-    let (site, runner) = (root.join("site"), root.join("runner"));
-    fs::create_dir_all(&runner).unwrap();
-    // A release of `acme/ome-render` v9.9.9: a stand-in binary in a tarball, and its SHA-256.
-    let made = Command::new("python3")
-        .arg("-c")
-        .arg(
-            r##"
-import hashlib, io, os, sys, tarfile
-sys.path.insert(0, sys.argv[2])
-import action
-site = sys.argv[1]
-d = os.path.join(site, "acme/ome-render/releases/download/v9.9.9")
-os.makedirs(d, exist_ok=True)
-name = f"ome-render-{action.target_triple()}.tar.gz"
-script = b"#!/bin/sh\necho 'ome-render 9.9.9 (released)'\n"
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
-    info = tarfile.TarInfo("ome-render-9.9.9/ome-render")
-    info.size, info.mode = len(script), 0o755
-    t.addfile(info, io.BytesIO(script))
-data = buf.getvalue()
-open(os.path.join(d, name), "wb").write(data)
-digest = hashlib.sha256(data).hexdigest()
-open(os.path.join(d, name + ".sha256"), "w").write(f"{digest}  {name}\n")
-"##,
-        )
-        .arg(&site)
+/// The triple `scripts/action.py` downloads a release for on this machine.
+fn host_triple() -> String {
+    let script = "import sys; sys.path.insert(0, sys.argv[1]); import action; print(action.target_triple() or '')";
+    let out = Command::new("python3")
+        .args(["-c", script])
         .arg(repo_root().join("scripts"))
-        .status()
-        .expect("python3 builds the release");
-    assert!(made.success());
-    let server = FileServer::start(&site);
-    let install = || {
-        let outputs = runner.join("output.txt");
-        let _ = fs::remove_file(&outputs);
-        let out = Command::new("python3")
-            .arg(repo_root().join("scripts/action.py"))
-            .arg("install")
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("GITHUB_SERVER_URL", &server.url)
-            .env("ACTION_REPOSITORY", "acme/ome-render")
-            .env("INPUT_VERSION", "9.9.9")
-            .env("RUNNER_TEMP", &runner)
-            .env("GITHUB_OUTPUT", &outputs)
-            .output()
-            .expect("python3 runs the action");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-            fs::read_to_string(&outputs).unwrap_or_default(),
-        )
-    };
-    let (code, log, outputs) = install();
-    assert_eq!(code, Some(0), "{log}");
-    assert!(log.contains("ome-render 9.9.9 (released)"), "{log}");
-    assert_eq!(
-        outputs,
-        format!(
-            "binary={}\n",
-            runner.join("ome-render-bin/ome-render").display()
-        )
-    );
-    // A download that doesn't match its hash is refused.
-    let spoiled = Command::new("python3")
-        .arg("-c")
-        .arg("import glob, sys; [open(p, 'w').write('0' * 64 + '\\n') for p in glob.glob(sys.argv[1] + '/**/*.sha256', recursive=True)]")
-        .arg(&site)
-        .status()
+        .output()
         .expect("python3 runs");
-    assert!(spoiled.success());
-    let (code, log, outputs) = install();
-    assert_ne!(code, Some(0));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A fake release site: `acme/ome-render`'s release `v<this version>` holding the archive
+/// `scripts/dist.sh` packs from this build's binaries, for this machine's triple; and a
+/// runner whose PATH holds only a `cargo` that records being run.
+struct Release {
+    root: PathBuf,
+    site: PathBuf,
+    archive: PathBuf,
+    runner: PathBuf,
+    path: PathBuf,
+    cargo_ran: PathBuf,
+}
+
+fn fake_release(name: &str) -> Release {
+    let root = scratch(name);
+    let (site, runner, bin, path) = (
+        root.join("site"),
+        root.join("runner"),
+        root.join("bin"),
+        root.join("path"),
+    );
+    for d in [&runner, &bin, &path] {
+        fs::create_dir_all(d).unwrap();
+    }
+    for exe in [
+        env!("CARGO_BIN_EXE_ome-render"),
+        env!("CARGO_BIN_EXE_ome-render-krm"),
+    ] {
+        let exe = Path::new(exe);
+        fs::copy(exe, bin.join(exe.file_name().unwrap())).unwrap();
+    }
+    let triple = host_triple();
     assert!(
-        log.contains("ome-render 9.9.9: the download does not match its SHA-256"),
+        !triple.is_empty(),
+        "action.py releases nothing for this machine"
+    );
+    let release = site.join(format!(
+        "acme/ome-render/releases/download/v{}",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let out = Command::new("bash")
+        .arg(repo_root().join("scripts/dist.sh"))
+        .arg(&triple)
+        .arg(&release)
+        .env("BINARIES", &bin)
+        .output()
+        .expect("bash runs dist.sh");
+    assert!(out.status.success(), "{out:?}");
+    let archive = release.join(format!("ome-render-{triple}.tar.gz"));
+    assert!(
+        release
+            .join(format!("ome-render-{triple}.tar.gz.sha256"))
+            .is_file()
+    );
+    // A `cargo` that leaves a mark: a fallback build from source would show.
+    let cargo_ran = root.join("cargo-ran");
+    let cargo = path.join("cargo");
+    fs::write(
+        &cargo,
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", cargo_ran.display()),
+    )
+    .unwrap();
+    let mut perms = fs::metadata(&cargo).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&cargo, perms).unwrap();
+    Release {
+        root,
+        site,
+        archive,
+        runner,
+        path,
+        cargo_ran,
+    }
+}
+
+/// Runs `action.py install` as action.yml does, the action checked out at
+/// `_actions/acme/ome-render/<action_ref>` (whose `ACTION_REF` the runner leaves empty
+/// inside a composite action); its exit code, its log and the outputs it wrote.
+fn install(
+    release: &Release,
+    server: &FileServer,
+    action_ref: &str,
+    version: &str,
+) -> (i32, String, String) {
+    let outputs = release.runner.join("output.txt");
+    let _ = fs::remove_file(&outputs);
+    let _ = fs::remove_dir_all(release.runner.join("ome-render-bin"));
+    let action_path = release
+        .root
+        .join("_actions/acme/ome-render")
+        .join(action_ref);
+    fs::create_dir_all(&action_path).unwrap();
+    let out = Command::new(python3())
+        .arg(repo_root().join("scripts/action.py"))
+        .arg("install")
+        .env_clear()
+        .env("PATH", &release.path)
+        .env("GITHUB_SERVER_URL", &server.url)
+        .env("ACTION_PATH", &action_path)
+        .env("ACTION_REPOSITORY", "")
+        .env("ACTION_REF", "")
+        .env("INPUT_VERSION", version)
+        .env("INPUT_BINARY", "")
+        .env("RUNNER_TEMP", &release.runner)
+        .env("GITHUB_OUTPUT", &outputs)
+        .output()
+        .expect("python3 runs the action");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        fs::read_to_string(&outputs).unwrap_or_default(),
+    )
+}
+
+/// The interpreter python3 runs (not a launcher such as pyenv's shim, which needs PATH),
+/// for a child whose PATH does not hold it.
+fn python3() -> PathBuf {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// A failed install says why on one `::error::` line, with no traceback, and obtains
+/// nothing: no binary, no output, no build from source.
+fn assert_fails_in_one_line(
+    release: &Release,
+    (code, log, outputs): (i32, String, String),
+    why: &str,
+) {
+    assert_eq!(code, 1, "{log}");
+    let errors: Vec<&str> = log.lines().filter(|l| l.starts_with("::error")).collect();
+    assert_eq!(errors.len(), 1, "{log}");
+    assert!(errors[0].contains(why), "{log}");
+    assert!(!log.contains("Traceback"), "{log}");
+    assert_eq!(outputs, "");
+    assert!(!release.runner.join("ome-render-bin/ome-render").exists());
+    assert!(!release.cargo_ran.exists(), "cargo ran: {log}");
+}
+
+#[test]
+fn the_action_installs_the_release_of_its_own_ref_without_cargo() {
+    let release = fake_release("action-install");
+    let server = FileServer::start(&release.site);
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    // `uses: acme/ome-render@vX.Y.Z` with the default `version` (empty): that release.
+    let (code, log, outputs) = install(&release, &server, &tag, "");
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains(&format!("ome-render {}", env!("CARGO_PKG_VERSION"))),
         "{log}"
     );
-    assert_eq!(outputs, "");
+    let binary = release.runner.join("ome-render-bin/ome-render");
+    assert_eq!(outputs, format!("binary={}\n", binary.display()));
+    // The installed binary is this build's, byte for byte, and no cargo ran.
+    assert_eq!(
+        fs::read(&binary).unwrap(),
+        fs::read(env!("CARGO_BIN_EXE_ome-render")).unwrap()
+    );
+    assert!(!release.cargo_ran.exists(), "{log}");
+    // An explicit version is that release, whatever the ref.
+    let (code, log, _) = install(&release, &server, "main", env!("CARGO_PKG_VERSION"));
+    assert_eq!(code, 0, "{log}");
+}
+
+#[test]
+fn a_tampered_release_fails_in_one_line_naming_the_sha256_mismatch() {
+    let release = fake_release("action-tampered");
+    let server = FileServer::start(&release.site);
+    let mut bytes = fs::read(&release.archive).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&release.archive, bytes).unwrap();
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let result = install(&release, &server, &tag, "");
+    assert_fails_in_one_line(&release, result, "SHA-256 mismatch");
+}
+
+#[test]
+fn a_release_that_cannot_be_downloaded_fails_in_one_line_without_building() {
+    let release = fake_release("action-missing");
+    let server = FileServer::start(&release.site);
+    let result = install(&release, &server, "v0.0.1", "");
+    assert_fails_in_one_line(&release, result, "HTTP 404");
+    // No server at all (nothing listens on port 1).
+    let gone = FileServer {
+        child: Command::new("true").spawn().unwrap(),
+        url: "http://127.0.0.1:1".to_string(),
+    };
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let result = install(&release, &gone, &tag, "");
+    assert_fails_in_one_line(&release, result, "cannot download ome-render");
+    // Not a version at all.
+    let result = install(&release, &gone, &tag, "latest; rm -rf /");
+    assert_fails_in_one_line(&release, result, "neither a release");
+}
+
+/// Pinned by commit hash (`uses: acme/ome-render@<sha>`), the action installs the version
+/// its own Cargo.toml names at that commit.
+#[test]
+fn an_action_pinned_by_hash_installs_the_version_of_its_cargo_toml() {
+    let dir = scratch("action-pinned");
+    let action = dir
+        .join("_actions/acme/ome-render")
+        .join("0123456789abcdef0123456789abcdef01234567");
+    fs::create_dir_all(&action).unwrap();
+    fs::write(
+        action.join("Cargo.toml"),
+        "[package]\nname = \"ome-render\"\nversion = \"4.5.6\"\n",
+    )
+    .unwrap();
+    let script = "import sys; sys.path.insert(0, sys.argv[1]); import action; print(action.release_version(), action.action_repository())";
+    let run = |action_ref: &str| {
+        let out = Command::new("python3")
+            .args(["-c", script])
+            .arg(repo_root().join("scripts"))
+            .env("ACTION_PATH", &action)
+            .env("ACTION_REF", action_ref)
+            .env_remove("GITHUB_ACTION_REF")
+            .env_remove("ACTION_REPOSITORY")
+            .env_remove("GITHUB_ACTION_REPOSITORY")
+            .output()
+            .expect("python3 runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(run(""), "4.5.6 acme/ome-render");
+    assert_eq!(run("v1.2.3"), "1.2.3 acme/ome-render");
+    assert_eq!(run("1.2.3-rc.1"), "1.2.3-rc.1 acme/ome-render");
+}
+
+/// The release workflow builds exactly the triples the action downloads, and the action
+/// asks for one of them on every runner it supports.
+#[test]
+fn the_release_matrix_is_what_the_action_downloads() {
+    let script = r#"
+import sys, yaml
+sys.path.insert(0, sys.argv[1])
+import action
+workflow = yaml.safe_load(open(sys.argv[2]))
+matrix = sorted(e["target"] for e in workflow["jobs"]["build"]["strategy"]["matrix"]["include"])
+print(" ".join(matrix))
+print(" ".join(sorted(action.RELEASED_TRIPLES)))
+detected = {action.target_triple(s, m) for s in ("Linux", "Darwin") for m in ("x86_64", "AMD64", "arm64", "aarch64")}
+print(" ".join(sorted(detected)))
+"#;
+    let out = Command::new(python_tools().join("python"))
+        .args(["-c", script])
+        .arg(repo_root().join("scripts"))
+        .arg(repo_root().join(".github/workflows/release.yml"))
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        ["aarch64-apple-darwin aarch64-unknown-linux-musl x86_64-apple-darwin x86_64-unknown-linux-musl";
+            3],
+        "the workflow's matrix, action.py's list, action.py's detection"
+    );
 }
 
 /// Inside a composite action `github.action_repository` is empty: the repository whose
@@ -481,4 +670,63 @@ fn the_release_repository_comes_from_the_action_path_when_the_context_is_empty()
         "acme/ome-render",
         "{out:?}"
     );
+}
+
+/// A base ref is data, never an option: `--upload-pack=CMD` would make `git fetch` run CMD
+/// (issue 28). It is refused in one line before Git runs, the event's base SHA and the
+/// input alike, and a ref name `git check-ref-format` refuses is refused too.
+#[test]
+fn a_base_ref_that_git_would_read_as_an_option_is_refused() {
+    let (repo, runner, _) = pull_request("action-ref-injection");
+    // A shallow clone whose origin is a local repository: fetching from it runs upload-pack.
+    let clone = runner.join("clone");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--depth=1", "--no-local"])
+        .arg(format!("file://{}", repo.display()))
+        .arg(&clone)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git clones");
+    assert!(out.status.success(), "{out:?}");
+    let api = MockApi::start(&runner);
+    let pwned = runner.join("pwned");
+    let hostile = format!("--upload-pack=touch {}", pwned.display());
+    let run = run_action(&clone, &runner, &api, &hostile, "t0ken");
+    assert_eq!(run.out.code, 1, "{}{}", run.out.stdout, run.out.stderr);
+    assert!(!pwned.exists(), "the base ref ran a command");
+    let errors: Vec<&str> = run
+        .out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", run.out.stdout);
+    assert!(
+        errors[0].contains("not a commit hash or a valid Git ref name"),
+        "{}",
+        run.out.stdout
+    );
+    assert!(!run.out.stderr.contains("Traceback"), "{}", run.out.stderr);
+    for bad in [
+        "-b",
+        "main..feature",
+        "feature:main",
+        "a b",
+        "x.lock",
+        "@",
+        "+main",
+        "main^{tree}",
+    ] {
+        let run = run_action(&clone, &runner, &api, bad, "t0ken");
+        assert_eq!(run.out.code, 1, "{bad}: {}", run.out.stdout);
+        assert!(
+            run.out
+                .stdout
+                .contains("not a commit hash or a valid Git ref name"),
+            "{bad}: {}",
+            run.out.stdout
+        );
+    }
+    let (_, requests) = api.state();
+    assert!(requests.is_empty(), "{requests:?}");
 }
