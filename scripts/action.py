@@ -532,8 +532,7 @@ def main(argv):
     try:
         return install() if argv[1] == "install" else diff()
     except ActionError as e:
-        print(f"::error title=ome-render::{escape_data(str(e))}", flush=True)
-        return 1
+        return fail(step, str(e))
     except SystemExit as e:
         if e.code is None or isinstance(e.code, int):
             raise

@@ -215,7 +215,7 @@ fn the_report_names_both_commits_and_the_working_tree_only_when_dirty() {
     );
     assert!(
         md.stdout.starts_with(&format!(
-            "### ome-render diff `HEAD~1 ({})` → `HEAD ({})`",
+            "### ome-render diff <code>HEAD&#126;1 &#40;{}&#41;</code> → <code>HEAD &#40;{}&#41;</code>",
             &base[..7],
             &head[..7]
         )),
