@@ -93,8 +93,11 @@ archive=$(scripts/dist.sh "$triple" "$out" | tail -1)
 sum1=$(cat "$archive.sha256")
 echo "$archive: $(wc -c <"$archive") bytes; $sum1"
 for bin in ome-render ome-render-krm; do
-  file "target/$triple/release/$bin" | grep -q 'statically linked\|static-pie linked' \
-    || { echo "$bin is not static: $(file "target/$triple/release/$bin")" >&2; exit 1; }
+  # static: no program interpreter and no shared library needed (binutils' readelf, beside gcc)
+  if readelf -lW "target/$triple/release/$bin" | grep -q 'program interpreter' \
+      || readelf -dW "target/$triple/release/$bin" | grep -q '(NEEDED)'; then
+    echo "$bin is not static" >&2; exit 1
+  fi
 done
 BINARIES=target/$triple/release scripts/dist.sh "$triple" "$out" >/dev/null
 [ "$(cat "$archive.sha256")" = "$sum1" ] || { echo "packing again gave other bytes" >&2; exit 1; }
