@@ -440,6 +440,8 @@ pub fn reports(
         },
         base_objects: 1,
         head_objects: objects.len(),
+        // A base that does not render: its errors quote the input.
+        base_errors: Some(vec![labels.0.to_string(), labels.1.to_string()]),
     };
     let labels = Labels {
         base: labels.0.to_string(),

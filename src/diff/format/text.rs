@@ -44,7 +44,7 @@ pub(crate) fn render(report: &Report, labels: &Labels, color: bool) -> String {
     if let Some(errors) = &report.base_errors {
         let _ = writeln!(out, "{}", paint.with(RED, BASE_FAILED));
         for e in errors {
-            let _ = writeln!(out, "  {e}");
+            let _ = writeln!(out, "  {}", line_of(e));
         }
     }
     if !report.has_differences() && report.impact.resources.is_empty() {
