@@ -83,7 +83,7 @@ OME_RENDER=$bin INPUT_PATHS=. INPUT_COMMENT=false INPUT_TOKEN= \
   python3 "$root/scripts/action.py" diff >"$work/action.log"
 grep -q "^differences=true$" "$work/runner/output.txt" || { echo "catalog-diff: the action saw no differences" >&2; exit 1; }
 for line in "- settings changed: **reaches $isvcs InferenceServices**" \
-    "  - \`vicuna-7b-v1-5/vicuna-7b-v1-5\`: was \`ClusterServingRuntime/srt-vicuna-7b-v1-5\`, now \`ClusterServingRuntime/srt-vicuna-13b-v1-5\`"; do
+    "  - <code>vicuna-7b-v1-5/vicuna-7b-v1-5</code>: was <code>ClusterServingRuntime/srt-vicuna-7b-v1-5</code>, now <code>ClusterServingRuntime/srt-vicuna-13b-v1-5</code>"; do
   grep -qF -- "$line" "$work/runner/summary.md" || { echo "catalog-diff: the job summary lacks: $line" >&2; exit 1; }
 done
 echo "catalog-diff: $(sed -n 1p "$work/diff.txt" | sed 's/^ome-render diff [^:]*: //')"
