@@ -372,34 +372,6 @@ mod tests {
     }
 
     #[test]
-    fn label_keys_and_values() {
-        for (key, ok) in [
-            ("app", true),
-            ("ome.io/inferenceservice", true),
-            ("app.kubernetes.io/name", true),
-            ("a/b/c", false),
-            ("/x", false),
-            ("Example.com/x", false),
-            ("x y", false),
-            ("-x", false),
-        ] {
-            assert_eq!(label_key_allowed(key), ok, "{key}");
-            assert_eq!(label_key_problems(key).is_empty(), ok, "{key}");
-        }
-        for (value, ok) in [
-            ("", true),
-            ("Serving", true),
-            ("v1.2_3", true),
-            ("Meta Platforms", false),
-            ("-x", false),
-            (&*"a".repeat(64), false),
-        ] {
-            assert_eq!(label_value_allowed(value), ok, "{value}");
-            assert_eq!(meta::label_value_problems(value).is_empty(), ok, "{value}");
-        }
-    }
-
-    #[test]
     fn an_object_is_checked_whole() {
         let root = crate::yaml::parse::parse_stream(
             "metadata:\n  name: Team/llama\n  namespace: ../escaped\n  labels: {ok: yes, bad: 'a b'}\n  annotations: {'x y': z, Fine.Example/KEY: v}\n",

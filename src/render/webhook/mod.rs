@@ -121,6 +121,29 @@ impl Context<'_> {
         self.annotation_diagnostic(d, key);
     }
 
+    /// The path of the profile a pod's `key` annotation names in `profiles` (name, path), or
+    /// none when it names none; an unknown name is OME's error.
+    fn profile_path(
+        &mut self,
+        pod: &Pod<'_>,
+        key: &str,
+        what: &str,
+        profiles: &[(&str, &'static str)],
+    ) -> Result<Option<&'static str>, ()> {
+        let Some(name) = pod.nonempty(key) else {
+            return Ok(None);
+        };
+        match profiles.iter().find(|(n, _)| *n == name) {
+            Some((_, path)) => Ok(Some(path)),
+            None => {
+                let known: Vec<&str> = profiles.iter().map(|(n, _)| *n).collect();
+                let name = name.to_string();
+                self.unknown_profile(key, what, &name, &known);
+                Err(())
+            }
+        }
+    }
+
     /// An unknown profile name, with OME's message and the known names.
     fn unknown_profile(&mut self, key: &str, what: &str, name: &str, known: &[&str]) {
         let mut help = format!("known {what} profiles: {}", known.join(", "));

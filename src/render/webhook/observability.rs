@@ -10,13 +10,8 @@ const PORT: &str = "runtime.ome.io/observability-port";
 const PROFILES: &[(&str, &str)] = &[("prometheus", "/metrics")];
 
 pub(super) fn inject(pod: &mut Pod<'_>, cx: &mut Context<'_>) -> Result<(), ()> {
-    let Some(name) = pod.nonempty(PROFILE).map(str::to_string) else {
+    let Some(path) = cx.profile_path(pod, PROFILE, "observability", PROFILES)? else {
         return Ok(());
-    };
-    let Some((_, path)) = PROFILES.iter().find(|(n, _)| *n == name) else {
-        let known: Vec<&str> = PROFILES.iter().map(|(n, _)| *n).collect();
-        cx.unknown_profile(PROFILE, "observability", &name, &known);
-        return Err(());
     };
     let port = port(pod, PORT, cx)?;
     pod.set_annotation_if_absent("prometheus.io/scrape", "true");

@@ -14,13 +14,8 @@ pub(super) const DEFAULT_PORT: i64 = 30000;
 const PROFILES: &[(&str, &str)] = &[("sglang-http", "/health"), ("vllm-http", "/health")];
 
 pub(super) fn inject(pod: &mut Pod<'_>, cx: &mut Context<'_>) -> Result<(), ()> {
-    let Some(name) = pod.nonempty(PROFILE).map(str::to_string) else {
+    let Some(path) = cx.profile_path(pod, PROFILE, "probe", PROFILES)? else {
         return Ok(());
-    };
-    let Some((_, path)) = PROFILES.iter().find(|(n, _)| *n == name) else {
-        let known: Vec<&str> = PROFILES.iter().map(|(n, _)| *n).collect();
-        cx.unknown_profile(PROFILE, "probe", &name, &known);
-        return Err(());
     };
     let port = port(pod, PORT, cx)?;
     let target = target(pod);
@@ -43,7 +38,7 @@ pub(super) fn inject(pod: &mut Pod<'_>, cx: &mut Context<'_>) -> Result<(), ()> 
         let mut probe = Map::new();
         probe.insert(
             "httpGet",
-            Node::map(map! { "path" => Node::str(*path), "port" => Node::int(port) }),
+            Node::map(map! { "path" => Node::str(path), "port" => Node::int(port) }),
         );
         if delay > 0 {
             probe.insert("initialDelaySeconds", Node::int(delay));
