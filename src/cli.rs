@@ -102,6 +102,11 @@ pub struct GlobalArgs {
     /// Skip walked files matching this glob (repeatable).
     #[arg(long, global = true, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// An API the cluster serves beyond Kubernetes' own, GROUP/VERSION or GROUP/VERSION/KIND
+    /// (repeatable; adds to `apiVersions` of the settings file): a rendered object of an API
+    /// not listed is an error (SEMANTICS.md#api-versions).
+    #[arg(long, global = true, value_name = "GROUP/VERSION[/KIND]", value_parser = api_version_entry)]
+    pub api_versions: Vec<String>,
     /// Treat warnings as errors.
     #[arg(long, global = true)]
     pub strict: bool,
@@ -145,6 +150,12 @@ impl GlobalArgs {
         }
         limits
     }
+}
+
+/// `--api-versions`: an entry of the right shape, checked as the command line is parsed.
+fn api_version_entry(value: &str) -> Result<String, String> {
+    crate::k8s::api_versions::ApiVersions::default().insert(value)?;
+    Ok(value.to_string())
 }
 
 /// `--limit NAME=N`: a known limit and a positive whole number, checked as the command line

@@ -96,6 +96,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             .namespace
             .clone()
             .unwrap_or_else(|| "default".to_string()),
+        api_versions: global.api_versions.clone(),
         ..Options::default()
     }
 }

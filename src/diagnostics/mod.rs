@@ -178,6 +178,10 @@ pub(crate) enum Code {
     /// OME's pod webhook would refuse the pod (an unknown profile, a bad port), or an
     /// injector that needs the cluster is triggered (SEMANTICS.md#pod-webhook).
     PodWebhook,
+    /// A rendered object needs an API the listed cluster APIs lack (SEMANTICS.md#api-versions).
+    ApiUnserved,
+    /// Without a list of the cluster's APIs: the non-built-in APIs the output needs.
+    ApisNeeded,
 }
 
 impl Code {
@@ -253,6 +257,8 @@ impl Code {
             Code::KrmFunctionConfig => "ome::krm::function-config",
             Code::Omitted => "ome::report::omitted",
             Code::PodWebhook => "ome::render::pod-webhook",
+            Code::ApiUnserved => "ome::render::api-unserved",
+            Code::ApisNeeded => "ome::render::apis-needed",
         }
     }
 }

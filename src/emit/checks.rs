@@ -4,9 +4,10 @@
 
 use super::{Format, file_name};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::api_versions::ApiVersions;
 use crate::rendered::{Body, Rendered};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
 /// What no two output objects may share: group, kind, namespace and name.
@@ -17,6 +18,58 @@ fn identity(o: &Rendered) -> (&str, &str, Option<&str>, &str) {
         o.namespace.as_deref(),
         o.name.as_str(),
     )
+}
+
+/// The cluster APIs rendered objects need (SEMANTICS.md#api-versions): with a list, an error
+/// for each rendered object whose API it lacks; without one, a note naming the APIs beyond
+/// Kubernetes' own that the output needs. Passed-through objects are the user's to check.
+pub(crate) fn apis(
+    objects: &[Rendered],
+    listed: Option<&ApiVersions>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let rendered = objects.iter().filter(|o| o.source.is_some());
+    match listed {
+        Some(listed) => {
+            for o in rendered.filter(|o| !listed.serves(&o.api_version, &o.kind)) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::ApiUnserved,
+                        format!(
+                            "{} (rendered for {}) needs the API {}/{}, which the cluster's APIs do not list",
+                            o.object_ref(),
+                            o.source.as_deref().map_or(String::new(), ToString::to_string),
+                            o.api_version,
+                            o.kind
+                        ),
+                    )
+                    .at(o.pos)
+                    .object(o.object_ref())
+                    .help(format!(
+                        "install the API in the cluster and list it (`--api-versions {}` or `apiVersions:` in ome-render.yaml), or change the InferenceService so it needs no {}",
+                        o.api_version, o.kind
+                    )),
+                );
+            }
+        }
+        None => {
+            let unlisted = ApiVersions::default();
+            let needed: BTreeSet<String> = rendered
+                .filter(|o| !unlisted.serves(&o.api_version, &o.kind))
+                .map(|o| format!("{}/{}", o.api_version, o.kind))
+                .collect();
+            if !needed.is_empty() {
+                let list = needed.into_iter().collect::<Vec<_>>().join(", ");
+                diags.push(
+                    Diagnostic::note(
+                        Code::ApisNeeded,
+                        format!("the output needs these APIs beyond Kubernetes' own: {list}"),
+                    )
+                    .help("list the APIs the cluster serves (`--api-versions` or `apiVersions:` in ome-render.yaml) to have each object checked against them"),
+                );
+            }
+        }
+    }
 }
 
 /// Two rendered objects with the same identity (SEMANTICS.md, "Objects"): an error naming

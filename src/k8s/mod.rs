@@ -1,6 +1,8 @@
 //! The Kubernetes vocabulary every layer uses, pure and beneath them all (ARCHITECTURE.md):
-//! `quantity` (resource quantities as apimachinery reads, compares and writes them) and
-//! `meta` (the rules of names, label keys and values, port and environment variable names).
+//! `quantity` (resource quantities as apimachinery reads, compares and writes them),
+//! `meta` (the rules of names, label keys and values, port and environment variable names) and
+//! `api_versions` (the APIs a cluster serves, as the user lists them).
 
+pub(crate) mod api_versions;
 pub(crate) mod meta;
 pub(crate) mod quantity;

@@ -16,12 +16,18 @@
 //!   defaultMaxReplicas: {engine: 3, decoder: 3, router: 2}
 //! podDisruptionBudget:                 # the budget of components that set none (the chart's
 //!   rawDeployment: {maxUnavailable: 1} #   `ome.controller.podDisruptionBudget`; null: no PDB)
+//! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
 //! ```
+
+mod ingress;
+
+pub(crate) use ingress::IngressConfig;
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
 use super::validate::inference_service::valid_budget;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::k8s::api_versions::ApiVersions;
 use crate::model::Role;
 use crate::yaml::{Node, Value};
 
@@ -52,12 +58,25 @@ impl ReplicaDefaults {
     }
 }
 
+/// Where settings are read from, which decides how strict the reading is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// `ome-render.yaml`: an unknown key is an error, as a typo there would do nothing.
+    File,
+    /// OME's ConfigMap `inferenceservice-config`: OME ignores unknown keys; a warning.
+    #[expect(dead_code, reason = "read by --deploy-config, being built (#31)")]
+    ConfigMap,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Settings {
     /// Applied to pods that set none; the chart's value is 600.
     pub(crate) termination_grace_period_seconds: i64,
-    /// OME creates the external Service `<isvc>` only while ingress creation is disabled.
-    pub(crate) disable_ingress_creation: bool,
+    /// `ingress`: OME's IngressConfig.
+    pub(crate) ingress: IngressConfig,
+    /// The APIs the cluster serves (`apiVersions`, `--api-versions`); `None` where no list
+    /// is given (SEMANTICS.md#api-versions).
+    pub(crate) api_versions: Option<ApiVersions>,
     pub(crate) target_utilization_percentage: i64,
     /// Resource names whose count is the GPUs per pod, first present wins.
     pub(crate) accelerator_resources: Vec<String>,
@@ -74,7 +93,8 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             termination_grace_period_seconds: 600,
-            disable_ingress_creation: true,
+            ingress: IngressConfig::default(),
+            api_versions: None,
             target_utilization_percentage: 80,
             accelerator_resources: vec!["nvidia.com/gpu".to_string()],
             ome_namespace: "ome".to_string(),
@@ -103,6 +123,7 @@ const KNOWN_KEYS: &[&str] = &[
     "omeNamespace",
     "replicas",
     "podDisruptionBudget",
+    "apiVersions",
 ];
 
 impl Settings {
@@ -155,10 +176,27 @@ impl Settings {
                 settings.termination_grace_period_seconds = v;
             }
         }
-        if let Some(ingress) = r.map(node, "ingress", "")
-            && let Some(v) = r.bool(ingress, "disableIngressCreation", "ingress")
-        {
-            settings.disable_ingress_creation = v;
+        if let Some(ingress) = r.map(node, "ingress", "") {
+            settings.ingress.read(&mut r, ingress, Origin::File);
+        }
+        if let Some(list) = r.strings(node, "apiVersions", "") {
+            let mut apis = ApiVersions::default();
+            for (i, entry) in list.iter().enumerate() {
+                if let Err(message) = apis.insert(entry) {
+                    let at = node
+                        .get("apiVersions")
+                        .and_then(|n| n.as_seq())
+                        .and_then(|s| s.get(i))
+                        .map_or(node.pos, |n| n.pos);
+                    r.diags.push(
+                        Diagnostic::error(Code::Settings, message)
+                            .at(at)
+                            .object(object.clone())
+                            .field(format!("apiVersions[{i}]")),
+                    );
+                }
+            }
+            settings.api_versions = Some(apis);
         }
         if let Some(autoscaling) = r.map(node, "autoscaling", "")
             && let Some(v) = r.int(autoscaling, "targetUtilizationPercentage", "autoscaling")

@@ -50,6 +50,8 @@ pub(crate) struct Options {
     /// Leave out the `${` check: Argo CD never substitutes, so under its plugin the check
     /// belongs to no one (SEMANTICS.md#choice-flux-substitution).
     pub(crate) no_flux_check: bool,
+    /// `--api-versions`: cluster APIs added to the settings file's (SEMANTICS.md#api-versions).
+    pub(crate) api_versions: Vec<String>,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -121,7 +123,14 @@ fn grown(capacity: usize, expected: usize) -> usize {
 /// Builds the catalog of loaded objects.
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
-    let settings = Settings::read(loaded.settings.as_ref(), &mut diags);
+    let mut settings = Settings::read(loaded.settings.as_ref(), &mut diags);
+    if !options.api_versions.is_empty() {
+        let apis = settings.api_versions.get_or_insert_default();
+        for entry in &options.api_versions {
+            // Each was checked when the command line was parsed.
+            let _ = apis.insert(entry);
+        }
+    }
     let mut objects = loaded.objects;
     diags.extend(catalog::model_metadata::fill(
         &mut objects,
@@ -320,6 +329,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
     lap("resolve and render");
     emit::checks::collisions(&objects, &mut diags);
+    emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
     let rendered = objects.len();
     let mut unknown_kinds = Vec::new();
     if !options.kinds.is_empty() {

@@ -159,7 +159,7 @@ pub(crate) fn render_inference_service(
         }
     }
 
-    let external_wanted = settings.disable_ingress_creation
+    let external_wanted = settings.ingress.disable_ingress_creation
         && isvc
             .labels
             .get("networking.knative.dev/visibility")
