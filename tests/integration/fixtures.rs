@@ -213,6 +213,30 @@ fixture!(keda_refused, "testdata/keda-refused");
 // LeaderWorkerSets (SEMANTICS.md#objects) and the v1.2.2 → v1.3 migration lint
 // (SEMANTICS.md#migration).
 fixture!(multinode, "testdata/multinode");
+// The cluster's APIs as input (SEMANTICS.md#api-versions): listed, the LeaderWorkerSet passes
+// without the note; a list without its API is an error naming the object and the API; a
+// malformed entry is a usage error.
+fixture!(
+    multinode_apis_listed,
+    "testdata/multinode",
+    "--api-versions",
+    "leaderworkerset.x-k8s.io/v1/LeaderWorkerSet",
+    "{}"
+);
+fixture!(
+    multinode_api_unlisted,
+    "testdata/multinode",
+    "--api-versions",
+    "keda.sh/v1alpha1",
+    "{}"
+);
+fixture!(
+    api_versions_malformed,
+    "testdata/multinode",
+    "--api-versions",
+    "leaderworkerset.x-k8s.io/v1/leaderWorkerSet",
+    "{}"
+);
 fixture!(migration, "testdata/migration", "--verbose", "{}");
 fixture!(migration_strict, "testdata/migration", "--strict", "{}");
 // Inside the GitOps tools: orchestrators' bookkeeping annotations never reach a rendered
