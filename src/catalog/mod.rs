@@ -9,6 +9,8 @@ pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
+use crate::k8s::kinds;
 use crate::load::Object;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope, validate};
 use crate::revision::Revision;
@@ -31,54 +33,9 @@ const CONSUMED_KINDS: &[&str] = &[
     "AcceleratorClass",
 ];
 
-/// Every kind of OME v1.3's API group (its CRDs): any other kind in the group is a typo
-/// that the API server would refuse, and whose objects would silently not be rendered.
-pub(crate) const OME_KINDS: &[&str] = &[
-    "AcceleratorClass",
-    "AcceleratorQuota",
-    "AutoscalerPolicy",
-    "BaseModel",
-    "BenchmarkJob",
-    "ClusterBaseModel",
-    "ClusterServingRuntime",
-    "FineTunedWeight",
-    "InferenceReplica",
-    "InferenceService",
-    "RolloutPolicy",
-    "ServingRuntime",
-    "TrafficMap",
-    "WorkloadCluster",
-];
-
-/// Kinds without a namespace. Objects of other kinds written without one are in the
-/// default namespace (SEMANTICS.md#choice-namespaces).
-const CLUSTER_SCOPED_KINDS: &[&str] = &[
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "StorageClass",
-    "CustomResourceDefinition",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "PriorityClass",
-    "IngressClass",
-    "RuntimeClass",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "APIService",
-    "CSIDriver",
-    "CSINode",
-    "VolumeAttachment",
-    "ClusterBaseModel",
-    "ClusterServingRuntime",
-    "AcceleratorClass",
-    "WorkloadCluster",
-];
-
+/// Whether objects of `kind` have no namespace (the kind table's scope).
 pub(crate) fn is_cluster_scoped(kind: &str) -> bool {
-    CLUSTER_SCOPED_KINDS.contains(&kind)
+    kinds::scope(kind) == kinds::Scope::Cluster
 }
 
 #[derive(Debug, Default)]
@@ -183,16 +140,14 @@ impl std::fmt::Display for ResourceId {
     }
 }
 
-/// What makes two objects the same object in a cluster: API group, kind, namespace, name.
-type Identity<'o> = (&'o str, &'o str, &'o str, &'o str);
-
-fn identity<'o>(obj: &'o Object, default_namespace: &'o str) -> Identity<'o> {
-    let namespace = if is_cluster_scoped(&obj.kind) {
-        ""
-    } else {
-        obj.namespace.as_deref().unwrap_or(default_namespace)
-    };
-    (obj.group(), &obj.kind, namespace, &obj.name)
+fn identity<'o>(obj: &'o Object, default_namespace: &'o str) -> ObjectId<'o> {
+    ObjectId::new(
+        &obj.api_version,
+        &obj.kind,
+        obj.namespace.as_deref(),
+        &obj.name,
+        default_namespace,
+    )
 }
 
 /// One input object, read: where it goes in the catalog.
@@ -235,7 +190,7 @@ pub(crate) fn build(
         })
         .collect();
     // For each object defined before (by identity), where that first definition is.
-    let mut seen: HashMap<Identity<'_>, usize> = HashMap::with_capacity(objects.len());
+    let mut seen: HashMap<ObjectId<'_>, usize> = HashMap::with_capacity(objects.len());
     let first_pos: Vec<Option<crate::yaml::Pos>> = (0..objects.len())
         .map(|i| {
             let first = *seen
@@ -448,15 +403,16 @@ fn metadata_problems(obj: &Object) -> Vec<Diagnostic> {
 /// server has no such resource, and passing it through would silently leave its workloads
 /// out of the render.
 fn unknown_ome_kind(obj: &Object) -> Option<Diagnostic> {
-    if obj.group() != OME_GROUP || OME_KINDS.contains(&obj.kind.as_str()) {
+    let ome_kinds: Vec<&str> = kinds::ome_kinds().collect();
+    if obj.group() != OME_GROUP || ome_kinds.contains(&obj.kind.as_str()) {
         return None;
     }
-    let help = match crate::diagnostics::suggest::closest(&obj.kind, OME_KINDS) {
+    let help = match crate::diagnostics::suggest::closest(&obj.kind, &ome_kinds) {
         Some(kind) => format!(
             "did you mean `kind: {kind}`? OME's API group has no kind {}",
             obj.kind
         ),
-        None => format!("OME's API group has the kinds {}", OME_KINDS.join(", ")),
+        None => format!("OME's API group has the kinds {}", ome_kinds.join(", ")),
     };
     Some(
         Diagnostic::error(

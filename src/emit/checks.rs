@@ -5,18 +5,21 @@
 use super::{Format, file_name};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::api_versions::ApiVersions;
+use crate::k8s::id::ObjectId;
 use crate::rendered::{Body, Rendered};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 
-/// What no two output objects may share: group, kind, namespace and name.
-fn identity(o: &Rendered) -> (&str, &str, Option<&str>, &str) {
-    (
-        o.group(),
-        o.kind.as_str(),
+/// What no two output objects may share: their identity, an object written without a
+/// namespace being in the effective one.
+fn identity<'o>(o: &'o Rendered, namespace: &'o str) -> ObjectId<'o> {
+    ObjectId::new(
+        &o.api_version,
+        &o.kind,
         o.namespace.as_deref(),
-        o.name.as_str(),
+        &o.name,
+        namespace,
     )
 }
 
@@ -77,13 +80,13 @@ pub(crate) fn apis(
 ///
 /// Each identity is hashed in parallel and the hashes sorted, so only objects whose hashes
 /// are equal (the duplicates, and a rare unlucky pair) have their identities compared.
-pub(crate) fn collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
+pub(crate) fn collisions(objects: &[Rendered], namespace: &str, diags: &mut Vec<Diagnostic>) {
     let mut hashes: Vec<(u64, usize)> = objects
         .par_iter()
         .enumerate()
         .map(|(i, o)| {
             let mut h = std::hash::DefaultHasher::new();
-            identity(o).hash(&mut h);
+            identity(o, namespace).hash(&mut h);
             (h.finish(), i)
         })
         .collect();
@@ -98,7 +101,8 @@ pub(crate) fn collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
         // thousands of objects of one identity costs one comparison per object.
         let mut firsts: Vec<usize> = Vec::new();
         for &(_, i) in run {
-            let same = |&&f: &&usize| identity(&objects[f]) == identity(&objects[i]);
+            let same =
+                |&&f: &&usize| identity(&objects[f], namespace) == identity(&objects[i], namespace);
             match firsts.iter().find(same) {
                 Some(&first) => repeats.push((i, first)),
                 None => firsts.push(i),
@@ -121,7 +125,11 @@ pub(crate) fn collisions(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
             .at(o.pos)
             .related(first.pos, "rendered here too")
             .object(o.object_ref())
-            .help("in a cluster one would silently overwrite the other; rename one of the InferenceServices (OME names the ConfigMap after the last 20 characters of the name)"),
+            .help(if first.source.is_none() || o.source.is_none() {
+                "in a cluster one would silently overwrite the other (an object written without a namespace goes to the namespace it is applied in: `-n`, else `default`); rename or remove the input's object, or the InferenceService"
+            } else {
+                "in a cluster one would silently overwrite the other; rename one of the InferenceServices (OME names the ConfigMap after the last 20 characters of the name)"
+            }),
         );
     }
 }
@@ -340,7 +348,7 @@ mod tests {
             make("apps/v1", Some("b"), "d", 6),
         ];
         let mut diags = Vec::new();
-        collisions(&objects, &mut diags);
+        collisions(&objects, "default", &mut diags);
         let pairs: Vec<(u32, u32)> = diags
             .iter()
             .map(|d| (d.pos.map_or(0, |p| p.line), d.related[0].pos.line))

@@ -1,87 +1,10 @@
-//! The kinds `--kinds` may name: Kubernetes' built-in kinds, OME's, the kinds ome-render
-//! renders, and any kind among the inputs. A name outside them is a typo (`Deploymnt`).
+//! The kinds `--kinds` may name: the kind table's (Kubernetes' built-in kinds, OME's, the
+//! kinds ome-render renders) and any kind among the inputs. A name outside them is a typo
+//! (`Deploymnt`).
 
 use crate::diagnostics::suggest;
+use crate::k8s::kinds::KINDS;
 use crate::rendered::Rendered;
-
-/// Kubernetes' built-in kinds (the API groups of a current cluster), OME's kinds, and the
-/// kinds of the CRDs ome-render renders objects of.
-const KNOWN: &[&str] = &[
-    // core/v1
-    "Binding",
-    "ComponentStatus",
-    "ConfigMap",
-    "Endpoints",
-    "Event",
-    "LimitRange",
-    "List",
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Pod",
-    "PodTemplate",
-    "ReplicationController",
-    "ResourceQuota",
-    "Secret",
-    "Service",
-    "ServiceAccount",
-    // apps, batch, autoscaling, policy
-    "ControllerRevision",
-    "DaemonSet",
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "CronJob",
-    "Job",
-    "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
-    // rbac, networking, storage, scheduling, node, coordination, discovery
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "Role",
-    "RoleBinding",
-    "Ingress",
-    "IngressClass",
-    "NetworkPolicy",
-    "CSIDriver",
-    "CSINode",
-    "CSIStorageCapacity",
-    "StorageClass",
-    "VolumeAttachment",
-    "PriorityClass",
-    "RuntimeClass",
-    "Lease",
-    "EndpointSlice",
-    // admission, extensions, certificates, flow control, resource
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "CustomResourceDefinition",
-    "APIService",
-    "CertificateSigningRequest",
-    "FlowSchema",
-    "PriorityLevelConfiguration",
-    "DeviceClass",
-    "ResourceClaim",
-    "ResourceClaimTemplate",
-    "ResourceSlice",
-    // OME
-    "InferenceService",
-    "BaseModel",
-    "ClusterBaseModel",
-    "ServingRuntime",
-    "ClusterServingRuntime",
-    "AcceleratorClass",
-    "FineTunedWeight",
-    "BenchmarkJob",
-    "InferenceReplica",
-    "AutoscalerPolicy",
-    // rendered by ome-render
-    "LeaderWorkerSet",
-    "ScaledObject",
-];
 
 /// A kind `--kinds` names that matches nothing.
 #[derive(Debug, PartialEq, Eq)]
@@ -107,15 +30,15 @@ pub(crate) fn unmatched<'a>(
         if output.iter().any(|o| o.kind.eq_ignore_ascii_case(name)) {
             continue;
         }
-        let known = KNOWN
+        let known = KINDS
             .iter()
-            .copied()
+            .map(|k| k.name)
             .chain(input_kinds.clone())
             .any(|k| k.eq_ignore_ascii_case(name));
         if known {
             out.push(Unmatched::Known(name.clone()));
         } else {
-            let mut all: Vec<&str> = KNOWN.to_vec();
+            let mut all: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
             all.extend(input_kinds.clone());
             out.push(Unmatched::Unknown {
                 name: name.clone(),
@@ -132,7 +55,7 @@ mod tests {
 
     #[test]
     fn typos_are_unknown_and_known_kinds_unmatched() {
-        let wanted: Vec<String> = ["Deploymnt", "secret", "Widget", "Frobnicator"]
+        let wanted: Vec<String> = ["Deploymnt", "secret", "Widget", "Frobnicator", "TrafficMap"]
             .map(String::from)
             .to_vec();
         let found = unmatched(&wanted, &[], ["Widget"].into_iter());
@@ -149,6 +72,7 @@ mod tests {
                     name: "Frobnicator".into(),
                     closest: None
                 },
+                Unmatched::Known("TrafficMap".into()),
             ]
         );
     }

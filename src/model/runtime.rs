@@ -8,14 +8,8 @@ use crate::diagnostics::{Diagnostic, ObjectRef};
 use crate::load::Object;
 use crate::yaml::{Map, Node, Pos};
 
-/// Where a runtime lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Scope {
-    /// A ServingRuntime, visible in its own namespace.
-    Namespaced,
-    /// A ClusterServingRuntime, visible everywhere.
-    Cluster,
-}
+/// Where a runtime lives: a ServingRuntime is namespaced, a ClusterServingRuntime is not.
+pub(crate) use crate::k8s::kinds::Scope;
 
 /// One `acceleratorConfig` value of a supported-format entry.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -328,7 +328,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         std::mem::forget((catalog.runtimes, catalog.cluster_runtimes, inherited));
     }
     lap("resolve and render");
-    emit::checks::collisions(&objects, &mut diags);
+    emit::checks::collisions(&objects, &options.namespace, &mut diags);
     emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
     let rendered = objects.len();
     let mut unknown_kinds = Vec::new();

@@ -358,6 +358,7 @@ cases! {
     name_not_a_string: "name-not-a-string",
     name_role_dot_dot: "name-role-dot-dot",
     name_service_starts_with_digit: "name-service-starts-with-digit",
+    namespace_collision: "namespace-collision",
     namespace_escape_isvc: "namespace-escape-isvc",
     namespace_not_a_string: "namespace-not-a-string",
     namespace_too_long: "namespace-too-long",
