@@ -156,115 +156,9 @@ pub(crate) fn parse_duration(orig: &str) -> Result<i128, String> {
     Ok(total as i128)
 }
 
-/// Plain Levenshtein distance over bytes (insert, delete, substitute), as OME's
-/// did-you-mean check computes it.
-#[cfg(test)]
-pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut curr = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        curr[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            curr[j + 1] = (prev[j + 1] + 1).min(curr[j] + 1).min(prev[j] + cost);
-        }
-        std::mem::swap(&mut prev, &mut curr);
-    }
-    prev[b.len()]
-}
-
-/// The Levenshtein distance of `a` and `b` when it is at most `max`, else `None`, cheaply:
-/// strings whose lengths differ by more than `max` are not compared, only the cells within
-/// `max` of the diagonal are computed (the others can't lead to a distance of `max` or less),
-/// and the table stops at the first row whose every cell is above `max`.
-pub(crate) fn levenshtein_within(a: &str, b: &str, max: usize) -> Option<usize> {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len().abs_diff(b.len()) > max {
-        return None;
-    }
-    let over = max + 1;
-    // Row i holds the distances of a[..i] to b[..j]; cells off the band stay `over`.
-    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(over)).collect();
-    let mut curr = vec![over; b.len() + 1];
-    for i in 1..=a.len() {
-        let lo = i.saturating_sub(max).max(1);
-        let hi = (i + max).min(b.len());
-        curr.iter_mut().for_each(|c| *c = over);
-        curr[0] = i.min(over);
-        let mut row_min = curr[0];
-        for j in lo..=hi {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let d = (prev[j] + 1).min(curr[j - 1] + 1).min(prev[j - 1] + cost);
-            curr[j] = d.min(over);
-            row_min = row_min.min(curr[j]);
-        }
-        if row_min > max {
-            return None;
-        }
-        std::mem::swap(&mut prev, &mut curr);
-    }
-    Some(prev[b.len()]).filter(|d| *d <= max)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_bounded_distance_agrees_with_the_full_one() {
-        let words = [
-            "ome.io/retry-on",
-            "ome.io/retry-one",
-            "ome.io/retry-attempts",
-            "ome.io/timeout-idle",
-            "ome.io/timeout-idel",
-            "",
-            "ab",
-            "ba",
-        ];
-        for a in words {
-            for b in words {
-                let full = levenshtein(a, b);
-                assert_eq!(
-                    levenshtein_within(a, b, 2),
-                    (full <= 2).then_some(full),
-                    "{a} {b}"
-                );
-            }
-        }
-        // Every pair of short strings over a small alphabet, for bounds 0 to 3.
-        let mut all = vec![String::new()];
-        for len in 1..=4 {
-            let mut n = 1;
-            for _ in 0..len {
-                n *= 3;
-            }
-            for code in 0..n {
-                let mut c = code;
-                let w: String = (0..len)
-                    .map(|_| {
-                        let ch = b"abc"[c % 3] as char;
-                        c /= 3;
-                        ch
-                    })
-                    .collect();
-                all.push(w);
-            }
-        }
-        for a in &all {
-            for b in &all {
-                let full = levenshtein(a, b);
-                for max in 0..=3 {
-                    assert_eq!(
-                        levenshtein_within(a, b, max),
-                        (full <= max).then_some(full),
-                        "{a} {b} {max}"
-                    );
-                }
-            }
-        }
-    }
 
     #[test]
     fn quote_escapes_as_go_does() {
@@ -316,14 +210,6 @@ mod tests {
             parse_duration("s"),
             Err(r#"time: invalid duration "s""#.into())
         );
-    }
-
-    #[test]
-    fn levenshtein_counts_edits() {
-        assert_eq!(levenshtein("ome.io/retry-on", "ome.io/retry-on"), 0);
-        assert_eq!(levenshtein("ome.io/retyr-on", "ome.io/retry-on"), 2);
-        assert_eq!(levenshtein("ome.io/retry-onn", "ome.io/retry-on"), 1);
-        assert_eq!(levenshtein("", "abc"), 3);
     }
 }
 

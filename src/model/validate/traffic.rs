@@ -60,7 +60,10 @@ const PASSTHROUGH: &[&str] = &["ome.io/btp.", "ome.io/dr."];
 pub(crate) fn closest_traffic_annotation(key: &str) -> Option<&'static str> {
     KNOWN
         .iter()
-        .filter_map(|(k, _)| go::levenshtein_within(key, k, 2).map(|d| (d, *k)))
+        .filter_map(|(k, _)| {
+            crate::diagnostics::suggest::distance_within(key.as_bytes(), k.as_bytes(), 2)
+                .map(|d| (d, *k))
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
 }
