@@ -38,19 +38,13 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
             Some((ns, name)) => (ns.to_string(), name.to_string()),
             None => (opts.namespace.clone(), target.clone()),
         };
-        let Some(isvc) = catalog
-            .inference_services
-            .iter()
-            .find(|i| i.lookup_namespace == ns && i.name == name)
-        else {
-            diags.push(Diagnostic::error(
-                Code::InvalidInferenceService,
-                format!(
-                    "InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"
-                ),
-            ));
-            report(&mut diags, &sources);
-            return ExitStatus::InputErrors;
+        let isvc = match catalog.inference_service(&ns, &name) {
+            Ok(isvc) => isvc,
+            Err(d) => {
+                diags.push(d);
+                report(&mut diags, &sources);
+                return ExitStatus::InputErrors;
+            }
         };
         let Some(model_ref) = &isvc.model else {
             diags.push(
@@ -89,7 +83,10 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
                     Code::ModelNotFound,
                     format!("no BaseModel \"{name}\" in namespace \"{ns}\" and no ClusterBaseModel \"{name}\" among the inputs"),
                 )
-                .help("add the model's file to the paths, or fix the name"),
+                .help(
+                    crate::diagnostics::suggest::did_you_mean(&name, catalog.model_names(&ns))
+                        .unwrap_or_else(|| "add the model's file to the paths, or fix the name".to_string()),
+                ),
             );
             report(&mut diags, &sources);
             return ExitStatus::InputErrors;

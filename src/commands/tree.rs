@@ -56,17 +56,13 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
                 Some((ns, name)) => (ns.to_string(), name.to_string()),
                 None => (opts.namespace.clone(), target_isvc.clone()),
             };
-            let Some(isvc) = catalog
-                .inference_services
-                .iter()
-                .find(|i| i.lookup_namespace == ns && i.name == name)
-            else {
-                diags.push(Diagnostic::error(
-                    Code::InvalidInferenceService,
-                    format!("InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"),
-                ));
-                report(&mut diags, &sources, global, Outcome::Checks, false);
-                return ExitStatus::InputErrors;
+            let isvc = match catalog.inference_service(&ns, &name) {
+                Ok(isvc) => isvc,
+                Err(d) => {
+                    diags.push(d);
+                    report(&mut diags, &sources, global, Outcome::Checks, false);
+                    return ExitStatus::InputErrors;
+                }
             };
             match isvc_tree(&catalog, &resolver, isvc) {
                 Some(r) => r,
@@ -106,7 +102,17 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
                         "runtime names are lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
                     }
                 };
-                diags.push(Diagnostic::error(Code::RuntimeNotFound, e.to_string()).help(help));
+                let close = match e {
+                    TreeError::NotFound(_) => crate::diagnostics::suggest::did_you_mean(
+                        &name,
+                        catalog.runtime_names(kind, &opts.namespace),
+                    ),
+                    _ => None,
+                };
+                diags.push(
+                    Diagnostic::error(Code::RuntimeNotFound, e.to_string())
+                        .help(close.unwrap_or_else(|| help.to_string())),
+                );
                 report(&mut diags, &sources, global, Outcome::Checks, false);
                 return ExitStatus::InputErrors;
             }

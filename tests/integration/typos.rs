@@ -1,0 +1,136 @@
+//! A command line a newcomer cannot trip on (issue 33): names one or two edits from a known
+//! one get a did-you-mean help, a mistyped subcommand is a usage error, `--max-bytes` is
+//! honoured or refused, a size mismatch names the model's size and the runtime's range.
+
+use crate::support::{copy_files, edit, repo_root, run, run_in, scratch};
+use std::path::PathBuf;
+
+const EXAMPLE: &str = "examples/llama-demo";
+
+/// A copy of the example with `from` replaced by `to` in `file`.
+fn changed(name: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let dir = scratch(name);
+    copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
+    edit(&dir.join(file), from, to);
+    dir
+}
+
+fn text(p: &std::path::Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
+    let runtime = changed(
+        "typo-runtime",
+        "isvc.yaml",
+        "  engine:\n",
+        "  runtime:\n    name: sglang-llama-3-2-3c\n  engine:\n",
+    );
+    let out = run(&["check", &text(&runtime)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("help: did you mean `sglang-llama-3-2-3b`?"),
+        "{}",
+        out.stderr
+    );
+    let model = changed(
+        "typo-model",
+        "isvc.yaml",
+        "name: llama-3-2-3b-instruct\n  engine",
+        "name: llama-3-2-3b-instrct\n  engine",
+    );
+    let out = run(&["check", &text(&model)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("help: did you mean `llama-3-2-3b-instruct`?"),
+        "{}",
+        out.stderr
+    );
+    // Far from every name: the usual help.
+    let far = changed(
+        "typo-far",
+        "isvc.yaml",
+        "  engine:\n",
+        "  runtime:\n    name: something-else\n  engine:\n",
+    );
+    let out = run(&["check", &text(&far)]);
+    assert_eq!(out.code, 1);
+    assert!(!out.stderr.contains("did you mean"), "{}", out.stderr);
+    assert!(out.stderr.contains("add the runtime's file to the paths"));
+    // An accelerator class, with a runtime that requires one.
+    let class = scratch("typo-class");
+    copy_files(
+        &repo_root().join("testdata/bad/ref-accelerator-class-missing"),
+        &class,
+        str::to_string,
+    );
+    edit(
+        &class.join("isvc.yaml"),
+        "acceleratorClass: nvidia-h200",
+        "acceleratorClass: nvidia-h10",
+    );
+    std::fs::write(
+        class.join("class.yaml"),
+        "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata:\n  name: nvidia-h100\nspec:\n  capabilities:\n    memoryGB: 80Gi\n  discovery:\n    nodeSelector: {nvidia.com/gpu.product: H100}\n  resources:\n    - name: nvidia.com/gpu\n      quantity: \"1\"\n",
+    )
+    .unwrap();
+    let out = run(&["check", &text(&class)]);
+    assert!(
+        out.stderr.contains("help: did you mean `nvidia-h100`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn explain_tree_and_pin_suggest_names() {
+    let out = run(&[
+        "explain",
+        "--isvc",
+        "llama-demo/llama-3-2-3b-instrct",
+        EXAMPLE,
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("help: did you mean `llama-3-2-3b-instruct`?"),
+        "{}",
+        out.stderr
+    );
+    // The name exists, in another namespace: which one.
+    let out = run(&["explain", "--isvc", "wrong/llama-3-2-3b-instruct", EXAMPLE]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains(
+            "help: InferenceService llama-3-2-3b-instruct is in namespace llama-demo: name it `llama-demo/llama-3-2-3b-instruct`"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["tree", "sglang-llama-3-2-3", "-n", "llama-demo", EXAMPLE]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("help: did you mean `sglang-llama-3-2-3b`?"),
+        "{}",
+        out.stderr
+    );
+    let dir = scratch("typo-pin");
+    copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
+    let out = run_in(
+        &dir,
+        &["pin", "--advance", "llama-demo/llama-3-2-3b-instruc", "."],
+        &[],
+        None,
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .contains("help: did you mean `llama-3-2-3b-instruct`?"),
+        "{}",
+        out.stderr
+    );
+}
