@@ -134,3 +134,38 @@ fn explain_tree_and_pin_suggest_names() {
         out.stderr
     );
 }
+
+#[test]
+fn a_mistyped_subcommand_is_a_usage_error_unless_the_path_exists() {
+    let out = run(&["chek", EXAMPLE]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .contains("unrecognized subcommand 'chek'; did you mean 'check'?"),
+        "{}",
+        out.stderr
+    );
+    // After a global flag too.
+    let out = run(&["--strict", "explian", EXAMPLE]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("did you mean 'explain'?"),
+        "{}",
+        out.stderr
+    );
+    // A path named like that is read as a path.
+    let dir = scratch("typo-subcommand-path");
+    std::fs::create_dir(dir.join("chek")).unwrap();
+    copy_files(
+        &repo_root().join(EXAMPLE),
+        &dir.join("chek"),
+        str::to_string,
+    );
+    let out = run_in(&dir, &["-q", "chek"], &[], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("kind: Deployment"));
+    // A missing path far from every subcommand is an input error, as before.
+    let out = run(&["no-such-directory"]);
+    assert_eq!(out.code, 1);
+}
