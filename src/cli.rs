@@ -341,7 +341,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Text, value_name = "FORMAT")]
     pub format: DiffFormat,
     /// The most bytes the Markdown report takes (GitHub's comment limit is 65,536
-    /// characters): object diffs are cut first, the summary and impact always stay.
+    /// characters): object diffs are cut first, the summary and impact always stay; a limit
+    /// below the smallest report is refused (exit 2, naming the minimum).
     #[arg(long, value_name = "BYTES", default_value_t = 65_000)]
     pub max_bytes: usize,
     /// Leave this field out of every object before comparing (repeatable), e.g.

@@ -9,6 +9,7 @@
 
 use super::{ExitStatus, Outcome, color_on, fatal, options, read_stdin, report_to, stdout_written};
 use crate::cli::{DiffArgs, DiffFormat, ErrorFormatArg, GlobalArgs};
+use crate::diagnostics::report::thousands;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::diff::format::{Labels, json, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
@@ -170,7 +171,17 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             &plan.labels,
             color_on(global, std::io::stdout().is_terminal()),
         ),
-        DiffFormat::Markdown => markdown::render(&report, &plan.labels, args.max_bytes),
+        DiffFormat::Markdown => match markdown::fitted(&report, &plan.labels, args.max_bytes) {
+            Ok(text) => text,
+            Err(least) => {
+                return fatal(&format!(
+                    "--max-bytes {}: the smallest Markdown report of these renders takes {} bytes \
+                     (the summary and the impact are always whole); pass --max-bytes {least} or more",
+                    args.max_bytes,
+                    thousands(least)
+                ));
+            }
+        },
         DiffFormat::Json => json::render(&report, &plan.labels),
     };
     let mut status = stdout_written(std::io::stdout().lock().write_all(out.as_bytes()));

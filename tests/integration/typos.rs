@@ -169,3 +169,54 @@ fn a_mistyped_subcommand_is_a_usage_error_unless_the_path_exists() {
     let out = run(&["no-such-directory"]);
     assert_eq!(out.code, 1);
 }
+
+#[test]
+fn max_bytes_is_honoured_or_refused_with_the_minimum() {
+    let head = changed(
+        "typo-max-bytes",
+        "runtime.yaml",
+        "--mem-frac=0.9",
+        "--mem-frac=0.8",
+    );
+    let args = |max: &str| {
+        run(&[
+            "-q",
+            "diff",
+            "--format",
+            "markdown",
+            "--max-bytes",
+            max,
+            EXAMPLE,
+            &text(&head),
+        ])
+    };
+    let out = args("100");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let least: usize = out
+        .stderr
+        .split("pass --max-bytes ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        out.stderr
+            .contains("--max-bytes 100: the smallest Markdown report")
+    );
+    // The minimum fits, exactly; one byte less is refused.
+    let fits = args(&least.to_string());
+    assert_eq!(fits.code, 0, "{}", fits.stderr);
+    assert!(
+        fits.stdout.len() <= least,
+        "{} > {least}",
+        fits.stdout.len()
+    );
+    assert_eq!(args(&(least - 1).to_string()).code, 2);
+    // Every limit from there up is honoured.
+    for max in [least + 1, least + 300, least + 1000, 65_000] {
+        let out = args(&max.to_string());
+        assert_eq!(out.code, 0);
+        assert!(out.stdout.len() <= max, "{} > {max}", out.stdout.len());
+    }
+}
