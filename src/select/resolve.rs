@@ -508,12 +508,16 @@ pub(crate) fn resolve<'a>(
                     );
                     return None;
                 }
-                NamedCheck::NotDeclared { warning, .. } => diags.push(
-                    Diagnostic::warning(Code::RuntimeNotDeclared, warning)
+                NamedCheck::NotDeclared { warning, error } => {
+                    let d = Diagnostic::warning(Code::RuntimeNotDeclared, warning)
                         .at(runtime_ref.pos)
                         .object(isvc.object.clone())
-                        .field("spec.runtime.name"),
-                ),
+                        .field("spec.runtime.name");
+                    diags.push(match super::size::mismatch_help(&error, model, &runtime.name, spec) {
+                        Some(help) => d.help(help),
+                        None => d,
+                    });
+                }
                 NamedCheck::Unchecked { error: e } => diags.push(
                     Diagnostic::warning(
                         Code::ModelMetadataMissing,

@@ -220,3 +220,27 @@ fn max_bytes_is_honoured_or_refused_with_the_minimum() {
         assert!(out.stdout.len() <= max, "{} > {max}", out.stdout.len());
     }
 }
+
+#[test]
+fn a_size_mismatch_names_the_models_size_and_the_range() {
+    let dir = changed(
+        "typo-size",
+        "model.yaml",
+        "modelParameterSize: 3.21B",
+        "modelParameterSize: 70B",
+    );
+    edit(
+        &dir.join("isvc.yaml"),
+        "  engine:\n",
+        "  runtime:\n    name: sglang-llama-3-2-3b\n  engine:\n",
+    );
+    let out = run(&["check", &text(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "help: model llama-3-2-3b-instruct has 70B parameters (spec.modelParameterSize), outside runtime sglang-llama-3-2-3b's range [2B, 4B] (spec.modelSizeRange)"
+        ),
+        "{}",
+        out.stderr
+    );
+}
