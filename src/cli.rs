@@ -383,7 +383,8 @@ pub struct PinArgs {
 
 #[derive(Args, Debug)]
 pub struct TreeArgs {
-    /// The runtime whose tree to show (omit it with `--isvc`).
+    /// The runtime whose tree to show (omit it with `--isvc`). Alone and naming an existing
+    /// path (`tree DIR`): every root runtime's tree found there.
     #[arg(value_name = "RUNTIME")]
     pub runtime: Option<String>,
     /// Files or directories to read; `-` reads standard input. Default: the current directory.

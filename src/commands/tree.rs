@@ -21,10 +21,21 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
             ));
         }
     };
-    // With `--isvc` there is no RUNTIME: the first positional is a path.
+    // With `--isvc` there is no RUNTIME: the first positional is a path. So it is when it
+    // is the only argument and an existing path (`tree DIR`): every root runtime's tree.
     let mut paths = args.paths.clone();
+    let every_root = args.isvc.is_none()
+        && paths.is_empty()
+        && args
+            .runtime
+            .as_deref()
+            .is_some_and(|r| r == "-" || std::path::Path::new(r).symlink_metadata().is_ok());
     let runtime = match (&args.isvc, &args.runtime) {
         (Some(_), Some(path)) => {
+            paths.insert(0, path.into());
+            None
+        }
+        (None, Some(path)) if every_root => {
             paths.insert(0, path.into());
             None
         }
@@ -50,6 +61,47 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
     // Broken chains are part of the picture: they show as issues, not errors.
     let (inherited, _) = crate::inherit::resolve_all(&catalog);
     let resolver = Resolver::new(&catalog, &inherited);
+    if every_root {
+        let reports: Vec<_> = roots(&catalog, kind)
+            .into_iter()
+            .map(|root| runtime_tree(&catalog, &resolver, root))
+            .collect();
+        if reports.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    Code::RuntimeNotFound,
+                    format!("no runtime among the inputs of {}", paths[0].display()),
+                )
+                .help("name the directory that holds ServingRuntimes or ClusterServingRuntimes"),
+            );
+        }
+        if report(&mut diags, &sources, global, Outcome::Checks, false) {
+            return ExitStatus::InputErrors;
+        }
+        let text = match args.format {
+            ExplainFormat::Table => reports
+                .iter()
+                .map(|r| render_table(r, args.show_unattributed_users))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            // One document: the reports in a JSON array.
+            ExplainFormat::Json => format!(
+                "[{}]\n",
+                reports
+                    .iter()
+                    .map(|r| render_json(r, args.show_unattributed_users)
+                        .trim_end()
+                        .to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        };
+        let written = {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        };
+        return stdout_written(written);
+    }
     let built = match (&args.isvc, runtime) {
         (Some(target_isvc), _) => {
             let (ns, name) = match target_isvc.split_once('/') {
@@ -131,4 +183,16 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };
     stdout_written(written)
+}
+
+/// The root runtimes among the inputs (no `ome.io/inherit-from`), of `kind` when given:
+/// ClusterServingRuntimes by name, then ServingRuntimes by namespace and name.
+fn roots(catalog: &crate::catalog::Catalog, kind: Option<Scope>) -> Vec<&crate::model::Runtime> {
+    let cluster = catalog.cluster_runtimes.values();
+    let namespaced = catalog.runtimes.values();
+    cluster
+        .filter(|_| kind != Some(Scope::Namespaced))
+        .chain(namespaced.filter(|_| kind != Some(Scope::Cluster)))
+        .filter(|r| r.inherit_from.is_none())
+        .collect()
 }

@@ -244,3 +244,56 @@ fn a_size_mismatch_names_the_models_size_and_the_range() {
         out.stderr
     );
 }
+
+#[test]
+fn tree_dir_shows_every_root_runtimes_tree_found_there_only() {
+    // The current directory holds a runtime of its own, which `tree DIR` must not read.
+    let cwd = scratch("tree-dir");
+    std::fs::write(
+        cwd.join("other.yaml"),
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: not-read\nspec:\n  supportedModelFormats: []\n",
+    )
+    .unwrap();
+    let example = repo_root().join(EXAMPLE);
+    let out = run_in(&cwd, &["tree", &text(&example)], &[], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("RUNTIME TREE\nTarget: ServingRuntime/llama-demo/sglang-llama-3-2-3b\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("not-read"), "{}", out.stdout);
+    // Two roots, one after the other; a child shows under its root only.
+    let dir = scratch("tree-dir-roots");
+    std::fs::write(
+        dir.join("runtimes.yaml"),
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: base-a\nspec:\n  supportedModelFormats: []\n---\n\
+         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: base-b\nspec:\n  supportedModelFormats: []\n---\n\
+         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child-a\n  annotations: {ome.io/inherit-from: base-a}\nspec:\n  supportedModelFormats: []\n",
+    )
+    .unwrap();
+    let out = run_in(&cwd, &["tree", &text(&dir)], &[], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let targets: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("Target: "))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "Target: ClusterServingRuntime/base-a",
+            "Target: ClusterServingRuntime/base-b"
+        ],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout.matches("ClusterServingRuntime/child-a").count(),
+        2
+    );
+    // A runtime name with paths is read as before.
+    let out = run(&["tree", "sglang-llama-3-2-3b", "-n", "llama-demo", EXAMPLE]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
