@@ -64,7 +64,7 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             Err(e) => return fatal(&e),
         }
     }
-    let normalise = Normalise { ignore };
+    let normalise = Normalise::new(ignore);
     let planned = match &args.base_ref {
         Some(rev) => from_git(global, rev, &args.paths),
         None => two_paths(global, &args.paths),
@@ -131,6 +131,30 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
     );
     let reported = clock.elapsed();
     if head_failed {
+        return ExitStatus::InputErrors;
+    }
+    // A field path that matched no field on either side is likely a typo.
+    let mut unmatched: Vec<Diagnostic> = normalise
+        .unmatched()
+        .into_iter()
+        .map(|path| {
+            Diagnostic::warning(
+                Code::IgnoreFieldUnmatched,
+                format!("--ignore-field {path} matches no field of any object on either side"),
+            )
+            .help("field paths start at the object's top (`spec.template`, `metadata.annotations[example.com/build]`); `*` is any key or item")
+        })
+        .collect();
+    if !unmatched.is_empty()
+        && report_to(
+            &mut std::io::stderr().lock(),
+            &mut unmatched,
+            &crate::source::Sources::default(),
+            global,
+            Outcome::Checks,
+            false,
+        )
+    {
         return ExitStatus::InputErrors;
     }
     let base_errors = if base_failed {

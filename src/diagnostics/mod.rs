@@ -92,6 +92,8 @@ pub(crate) enum Code {
     OutputFileName,
     /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
     DiffPathMissing,
+    /// A `diff --ignore-field` path that matches no field of any object on either side.
+    IgnoreFieldUnmatched,
     /// `spec.runtime.revision` that OME's webhook rejects: without `autoSync: false`, or not
     /// named for the runtime (SEMANTICS.md#pins).
     PinInvalid,
@@ -225,6 +227,7 @@ impl Code {
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",
             Code::DiffPathMissing => "ome::diff::path-missing",
+            Code::IgnoreFieldUnmatched => "ome::diff::ignore-field-unmatched",
             Code::PinInvalid => "ome::pin::invalid",
             Code::RevisionMissing => "ome::pin::revision-missing",
             Code::RevisionRuntimeMismatch => "ome::pin::runtime-mismatch",

@@ -297,3 +297,49 @@ fn tree_dir_shows_every_root_runtimes_tree_found_there_only() {
     let out = run(&["tree", "sglang-llama-3-2-3b", "-n", "llama-demo", EXAMPLE]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+#[test]
+fn an_ignore_field_matching_nothing_is_a_warning_and_an_error_under_strict() {
+    let head = changed(
+        "typo-ignore-field",
+        "runtime.yaml",
+        "--mem-frac=0.9",
+        "--mem-frac=0.8",
+    );
+    let diff = |extra: &[&str]| {
+        let mut args = vec![
+            "diff",
+            "--ignore-field",
+            "specc.template",
+            "--ignore-field",
+            "metadata.labels",
+        ];
+        args.extend_from_slice(extra);
+        let head = text(&head);
+        args.extend_from_slice(&[EXAMPLE, &head]);
+        run(&args)
+    };
+    let out = diff(&[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "warning[ome::diff::ignore-field-unmatched]: --ignore-field specc.template matches no field of any object on either side"
+        ),
+        "{}",
+        out.stderr
+    );
+    // The path that matched is not named.
+    assert!(
+        !out.stderr.contains("--ignore-field metadata.labels"),
+        "{}",
+        out.stderr
+    );
+    let strict = diff(&["--strict"]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    assert_eq!(strict.stdout, "");
+    assert!(
+        strict
+            .stderr
+            .contains("error[ome::diff::ignore-field-unmatched]")
+    );
+}
