@@ -96,10 +96,11 @@ pub struct GlobalArgs {
     /// it when the path is a file or `-`).
     #[arg(long, global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
-    /// Read only walked files matching this glob (repeatable).
+    /// Read only walked files matching this pattern (repeatable; .gitignore rules: a bare
+    /// name matches at any depth, `dir/` directories only).
     #[arg(long, global = true, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// Skip walked files matching this glob (repeatable).
+    /// Skip walked files matching this pattern (repeatable; .gitignore rules, as --include).
     #[arg(long, global = true, value_name = "GLOB")]
     pub exclude: Vec<String>,
     /// An API the cluster serves beyond Kubernetes' own, GROUP/VERSION or GROUP/VERSION/KIND

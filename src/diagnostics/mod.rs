@@ -88,6 +88,8 @@ pub(crate) enum Code {
     EmptyOutput,
     /// A kind `--kinds` names selects no object of the output.
     KindUnmatched,
+    /// An `--include` or `--exclude` pattern that matches no walked file.
+    PatternUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
     /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
@@ -225,6 +227,7 @@ impl Code {
             Code::SettingsDefaults => "ome::settings::defaults",
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
+            Code::PatternUnmatched => "ome::load::pattern-unmatched",
             Code::OutputFileName => "ome::output::file-name",
             Code::DiffPathMissing => "ome::diff::path-missing",
             Code::IgnoreFieldUnmatched => "ome::diff::ignore-field-unmatched",

@@ -343,3 +343,64 @@ fn an_ignore_field_matching_nothing_is_a_warning_and_an_error_under_strict() {
             .contains("error[ome::diff::ignore-field-unmatched]")
     );
 }
+
+#[test]
+fn include_and_exclude_follow_gitignore_and_warn_when_matching_nothing() {
+    let dir = scratch("typo-exclude");
+    copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
+    // A draft at depth, which a bare name excludes.
+    let drafts = dir.join("team").join("drafts");
+    std::fs::create_dir_all(&drafts).unwrap();
+    std::fs::write(drafts.join("broken.yaml"), "apiVersion: v1\nkind: [\n").unwrap();
+    let out = run(&["check", &text(&dir)]);
+    assert_eq!(out.code, 1, "the draft is read without --exclude");
+    let out = run(&["check", "--exclude", "drafts", &text(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("pattern-unmatched"), "{}", out.stderr);
+    // `drafts/` is a directory only; the anchored `drafts` (from the root) is not there.
+    assert_eq!(run(&["check", "--exclude", "drafts/", &text(&dir)]).code, 0);
+    assert_eq!(run(&["check", "--exclude", "/drafts", &text(&dir)]).code, 1);
+    assert_eq!(
+        run(&["check", "--exclude", "team/drafts", &text(&dir)]).code,
+        0
+    );
+    // A pattern that matches nothing is a warning naming it, an error under --strict.
+    let out = run(&[
+        "check",
+        "--exclude",
+        "drafts",
+        "--exclude",
+        "draft",
+        &text(&dir),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "warning[ome::load::pattern-unmatched]: --exclude draft matches no file in any path"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("--exclude drafts matches"),
+        "{}",
+        out.stderr
+    );
+    let strict = run(&[
+        "check",
+        "--strict",
+        "--exclude",
+        "drafts",
+        "--exclude",
+        "draft",
+        &text(&dir),
+    ]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    let out = run(&["check", "--include", "*.yml", &text(&dir)]);
+    assert!(
+        out.stderr
+            .contains("--include *.yml matches no file in any path"),
+        "{}",
+        out.stderr
+    );
+}
