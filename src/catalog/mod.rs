@@ -116,6 +116,19 @@ impl Catalog {
         names
     }
 
+    /// The InferenceService `target` names, `NAMESPACE/NAME` or `NAME` in `namespace`, as
+    /// [`Catalog::inference_service`] finds it.
+    pub(crate) fn inference_service_named(
+        &self,
+        target: &str,
+        namespace: &str,
+    ) -> Result<&InferenceService, Diagnostic> {
+        match target.split_once('/') {
+            Some((ns, name)) => self.inference_service(ns, name),
+            None => self.inference_service(namespace, target),
+        }
+    }
+
     /// The InferenceService `namespace/name` among the inputs (`explain --isvc`, `tree
     /// --isvc`, `pin --advance`), or the error saying it is not there, with the namespaces
     /// that have one of that name, or a close name of the namespace.

@@ -87,18 +87,11 @@ pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
             }
         }
     } else {
-        let target = args.isvc.clone().unwrap_or_default();
-        let (ns, name) = match target.split_once('/') {
-            Some((ns, name)) => (ns.to_string(), name.to_string()),
-            None => (opts.namespace.clone(), target.clone()),
-        };
-        let isvc = match catalog.inference_service(&ns, &name) {
-            Ok(isvc) => isvc,
-            Err(d) => {
-                diags.push(d);
-                report(&mut diags, &sources, global, Outcome::Checks, false);
-                return ExitStatus::InputErrors;
-            }
+        let target = args.isvc.as_deref().unwrap_or_default();
+        let found = catalog.inference_service_named(target, &opts.namespace);
+        let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
+            report(&mut diags, &sources, global, Outcome::Checks, false);
+            return ExitStatus::InputErrors;
         };
         let resolver = Resolver::new(&catalog, &inherited);
         let Some(resolution) = resolve(isvc, &catalog, &resolver, &mut diags) else {

@@ -34,18 +34,12 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
     }
     let mut stderr_notes = Vec::new();
     let (model, request) = if let Some(target) = &args.isvc {
-        let (ns, name) = match target.split_once('/') {
-            Some((ns, name)) => (ns.to_string(), name.to_string()),
-            None => (opts.namespace.clone(), target.clone()),
+        let found = catalog.inference_service_named(target, &opts.namespace);
+        let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
+            report(&mut diags, &sources);
+            return ExitStatus::InputErrors;
         };
-        let isvc = match catalog.inference_service(&ns, &name) {
-            Ok(isvc) => isvc,
-            Err(d) => {
-                diags.push(d);
-                report(&mut diags, &sources);
-                return ExitStatus::InputErrors;
-            }
-        };
+        let (ns, name) = (isvc.lookup_namespace.clone(), isvc.name.clone());
         let Some(model_ref) = &isvc.model else {
             diags.push(
                 Diagnostic::error(

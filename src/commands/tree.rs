@@ -104,18 +104,12 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
     }
     let built = match (&args.isvc, runtime) {
         (Some(target_isvc), _) => {
-            let (ns, name) = match target_isvc.split_once('/') {
-                Some((ns, name)) => (ns.to_string(), name.to_string()),
-                None => (opts.namespace.clone(), target_isvc.clone()),
+            let found = catalog.inference_service_named(target_isvc, &opts.namespace);
+            let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
+                report(&mut diags, &sources, global, Outcome::Checks, false);
+                return ExitStatus::InputErrors;
             };
-            let isvc = match catalog.inference_service(&ns, &name) {
-                Ok(isvc) => isvc,
-                Err(d) => {
-                    diags.push(d);
-                    report(&mut diags, &sources, global, Outcome::Checks, false);
-                    return ExitStatus::InputErrors;
-                }
-            };
+            let (ns, name) = (&isvc.lookup_namespace, &isvc.name);
             match isvc_tree(&catalog, &resolver, isvc) {
                 Some(r) => r,
                 None => {

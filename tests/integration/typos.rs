@@ -19,6 +19,14 @@ fn text(p: &std::path::Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// Runs `args` in the repository root: it must exit `code` and say `text` on standard error.
+fn says(args: &[&str], code: i32, text: &str) -> crate::support::Output {
+    let out = run(args);
+    assert_eq!(out.code, code, "{}", out.stderr);
+    assert!(out.stderr.contains(text), "{}", out.stderr);
+    out
+}
+
 #[test]
 fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
     let runtime = changed(
@@ -27,13 +35,10 @@ fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
         "  engine:\n",
         "  runtime:\n    name: sglang-llama-3-2-3c\n  engine:\n",
     );
-    let out = run(&["check", &text(&runtime)]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("help: did you mean `sglang-llama-3-2-3b`?"),
-        "{}",
-        out.stderr
+    says(
+        &["check", &text(&runtime)],
+        1,
+        "help: did you mean `sglang-llama-3-2-3b`?",
     );
     let model = changed(
         "typo-model",
@@ -41,13 +46,10 @@ fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
         "name: llama-3-2-3b-instruct\n  engine",
         "name: llama-3-2-3b-instrct\n  engine",
     );
-    let out = run(&["check", &text(&model)]);
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("help: did you mean `llama-3-2-3b-instruct`?"),
-        "{}",
-        out.stderr
+    says(
+        &["check", &text(&model)],
+        1,
+        "help: did you mean `llama-3-2-3b-instruct`?",
     );
     // Far from every name: the usual help.
     let far = changed(
@@ -87,36 +89,26 @@ fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
 
 #[test]
 fn explain_tree_and_pin_suggest_names() {
-    let out = run(&[
-        "explain",
-        "--isvc",
-        "llama-demo/llama-3-2-3b-instrct",
-        EXAMPLE,
-    ]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr
-            .contains("help: did you mean `llama-3-2-3b-instruct`?"),
-        "{}",
-        out.stderr
+    says(
+        &[
+            "explain",
+            "--isvc",
+            "llama-demo/llama-3-2-3b-instrct",
+            EXAMPLE,
+        ],
+        1,
+        "help: did you mean `llama-3-2-3b-instruct`?",
     );
     // The name exists, in another namespace: which one.
-    let out = run(&["explain", "--isvc", "wrong/llama-3-2-3b-instruct", EXAMPLE]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains(
-            "help: InferenceService llama-3-2-3b-instruct is in namespace llama-demo: name it `llama-demo/llama-3-2-3b-instruct`"
-        ),
-        "{}",
-        out.stderr
+    says(
+        &["explain", "--isvc", "wrong/llama-3-2-3b-instruct", EXAMPLE],
+        1,
+        "help: InferenceService llama-3-2-3b-instruct is in namespace llama-demo: name it `llama-demo/llama-3-2-3b-instruct`",
     );
-    let out = run(&["tree", "sglang-llama-3-2-3", "-n", "llama-demo", EXAMPLE]);
-    assert_eq!(out.code, 1);
-    assert!(
-        out.stderr
-            .contains("help: did you mean `sglang-llama-3-2-3b`?"),
-        "{}",
-        out.stderr
+    says(
+        &["tree", "sglang-llama-3-2-3", "-n", "llama-demo", EXAMPLE],
+        1,
+        "help: did you mean `sglang-llama-3-2-3b`?",
     );
     let dir = scratch("typo-pin");
     copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
@@ -147,12 +139,10 @@ fn a_mistyped_subcommand_is_a_usage_error_unless_the_path_exists() {
         out.stderr
     );
     // After a global flag too.
-    let out = run(&["--strict", "explian", EXAMPLE]);
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("did you mean 'explain'?"),
-        "{}",
-        out.stderr
+    says(
+        &["--strict", "explian", EXAMPLE],
+        2,
+        "did you mean 'explain'?",
     );
     // A path named like that is read as a path.
     let dir = scratch("typo-subcommand-path");
@@ -234,14 +224,10 @@ fn a_size_mismatch_names_the_models_size_and_the_range() {
         "  engine:\n",
         "  runtime:\n    name: sglang-llama-3-2-3b\n  engine:\n",
     );
-    let out = run(&["check", &text(&dir)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "help: model llama-3-2-3b-instruct has 70B parameters (spec.modelParameterSize), outside runtime sglang-llama-3-2-3b's range [2B, 4B] (spec.modelSizeRange)"
-        ),
-        "{}",
-        out.stderr
+    says(
+        &["check", &text(&dir)],
+        0,
+        "help: model llama-3-2-3b-instruct has 70B parameters (spec.modelParameterSize), outside runtime sglang-llama-3-2-3b's range [2B, 4B] (spec.modelSizeRange)",
     );
 }
 
@@ -365,21 +351,17 @@ fn include_and_exclude_follow_gitignore_and_warn_when_matching_nothing() {
         0
     );
     // A pattern that matches nothing is a warning naming it, an error under --strict.
-    let out = run(&[
-        "check",
-        "--exclude",
-        "drafts",
-        "--exclude",
-        "draft",
-        &text(&dir),
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(
-            "warning[ome::load::pattern-unmatched]: --exclude draft matches no file in any path"
-        ),
-        "{}",
-        out.stderr
+    says(
+        &[
+            "check",
+            "--exclude",
+            "drafts",
+            "--exclude",
+            "draft",
+            &text(&dir),
+        ],
+        0,
+        "warning[ome::load::pattern-unmatched]: --exclude draft matches no file in any path",
     );
     assert!(
         !out.stderr.contains("--exclude drafts matches"),
