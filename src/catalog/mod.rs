@@ -8,6 +8,7 @@ pub(crate) mod checks;
 pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
+use crate::diagnostics::suggest::SUGGESTED_FROM;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::id::ObjectId;
 use crate::k8s::kinds;
@@ -91,10 +92,13 @@ impl Catalog {
             .range((namespace.to_string(), String::new())..)
             .take_while(|((ns, _), _)| ns == namespace)
             .map(|((_, name), _)| name.as_str());
+        // Past SUGGESTED_FROM names there is no suggestion: no need to collect them all
+        // for every misspelt name of a large input.
+        let most = SUGGESTED_FROM + 1;
         let mut names: Vec<&str> = match scope {
-            Some(Scope::Cluster) => cluster.collect(),
-            Some(Scope::Namespaced) => namespaced.collect(),
-            None => cluster.chain(namespaced).collect(),
+            Some(Scope::Cluster) => cluster.take(most).collect(),
+            Some(Scope::Namespaced) => namespaced.take(most).collect(),
+            None => cluster.chain(namespaced).take(most).collect(),
         };
         names.sort_unstable();
         names.dedup();
@@ -110,6 +114,7 @@ impl Catalog {
             .take_while(|((ns, _), _)| ns == namespace)
             .map(|((_, name), _)| name.as_str())
             .chain(self.cluster_models.keys().map(String::as_str))
+            .take(SUGGESTED_FROM + 1)
             .collect();
         names.sort_unstable();
         names.dedup();
