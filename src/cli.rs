@@ -96,10 +96,11 @@ pub struct GlobalArgs {
     /// it when the path is a file or `-`).
     #[arg(long, global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
-    /// Read only walked files matching this glob (repeatable).
+    /// Read only walked files matching this pattern (repeatable; .gitignore rules: a bare
+    /// name matches at any depth, `dir/` directories only).
     #[arg(long, global = true, value_name = "GLOB")]
     pub include: Vec<String>,
-    /// Skip walked files matching this glob (repeatable).
+    /// Skip walked files matching this pattern (repeatable; .gitignore rules, as --include).
     #[arg(long, global = true, value_name = "GLOB")]
     pub exclude: Vec<String>,
     /// An API the cluster serves beyond Kubernetes' own, GROUP/VERSION or GROUP/VERSION/KIND
@@ -341,7 +342,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = DiffFormat::Text, value_name = "FORMAT")]
     pub format: DiffFormat,
     /// The most bytes the Markdown report takes (GitHub's comment limit is 65,536
-    /// characters): object diffs are cut first, the summary and impact always stay.
+    /// characters): object diffs are cut first, the summary and impact always stay; a limit
+    /// below the smallest report is refused (exit 2, naming the minimum).
     #[arg(long, value_name = "BYTES", default_value_t = 65_000)]
     pub max_bytes: usize,
     /// Leave this field out of every object before comparing (repeatable), e.g.
@@ -382,7 +384,8 @@ pub struct PinArgs {
 
 #[derive(Args, Debug)]
 pub struct TreeArgs {
-    /// The runtime whose tree to show (omit it with `--isvc`).
+    /// The runtime whose tree to show (omit it with `--isvc`). Alone and naming an existing
+    /// path (`tree DIR`): every root runtime's tree found there.
     #[arg(value_name = "RUNTIME")]
     pub runtime: Option<String>,
     /// Files or directories to read; `-` reads standard input. Default: the current directory.

@@ -355,7 +355,7 @@ fn same_priorities(catalog: &Catalog, diags: &mut Vec<Diagnostic>) {
 /// bound a runtime of thousands of unknown keys and classes would cost their product.
 /// Beyond either bound the help names no class.
 const SUGGESTIONS: usize = 1000;
-const SUGGESTED_FROM: usize = 1000;
+use crate::diagnostics::suggest::SUGGESTED_FROM;
 
 fn config_keys(
     runtime: &Runtime,

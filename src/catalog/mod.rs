@@ -8,6 +8,7 @@ pub(crate) mod checks;
 pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
+use crate::diagnostics::suggest::SUGGESTED_FROM;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::id::ObjectId;
 use crate::k8s::kinds;
@@ -80,6 +81,107 @@ impl Catalog {
     pub(crate) fn revision(&self, name: &str) -> Option<&Revision> {
         self.revisions
             .get(&(self.ome_namespace.clone(), name.to_string()))
+    }
+
+    /// The names of the runtimes an InferenceService of `namespace` can name: the
+    /// ClusterServingRuntimes and the namespace's ServingRuntimes, or those of `scope` only.
+    pub(crate) fn runtime_names(&self, scope: Option<Scope>, namespace: &str) -> Vec<&str> {
+        let cluster = self.cluster_runtimes.keys().map(String::as_str);
+        let namespaced = self
+            .runtimes
+            .range((namespace.to_string(), String::new())..)
+            .take_while(|((ns, _), _)| ns == namespace)
+            .map(|((_, name), _)| name.as_str());
+        // Past SUGGESTED_FROM names there is no suggestion: no need to collect them all
+        // for every misspelt name of a large input.
+        let most = SUGGESTED_FROM + 1;
+        let mut names: Vec<&str> = match scope {
+            Some(Scope::Cluster) => cluster.take(most).collect(),
+            Some(Scope::Namespaced) => namespaced.take(most).collect(),
+            None => cluster.chain(namespaced).take(most).collect(),
+        };
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The names of the models visible from `namespace`: its BaseModels and the
+    /// ClusterBaseModels.
+    pub(crate) fn model_names(&self, namespace: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .models
+            .range((namespace.to_string(), String::new())..)
+            .take_while(|((ns, _), _)| ns == namespace)
+            .map(|((_, name), _)| name.as_str())
+            .chain(self.cluster_models.keys().map(String::as_str))
+            .take(SUGGESTED_FROM + 1)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The InferenceService `target` names, `NAMESPACE/NAME` or `NAME` in `namespace`, as
+    /// [`Catalog::inference_service`] finds it.
+    pub(crate) fn inference_service_named(
+        &self,
+        target: &str,
+        namespace: &str,
+    ) -> Result<&InferenceService, Diagnostic> {
+        match target.split_once('/') {
+            Some((ns, name)) => self.inference_service(ns, name),
+            None => self.inference_service(namespace, target),
+        }
+    }
+
+    /// The InferenceService `namespace/name` among the inputs (`explain --isvc`, `tree
+    /// --isvc`, `pin --advance`), or the error saying it is not there, with the namespaces
+    /// that have one of that name, or a close name of the namespace.
+    pub(crate) fn inference_service(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<&InferenceService, Diagnostic> {
+        if let Some(found) = self
+            .inference_services
+            .iter()
+            .find(|i| i.lookup_namespace == namespace && i.name == name)
+        {
+            return Ok(found);
+        }
+        let error = Diagnostic::error(
+            Code::InvalidInferenceService,
+            format!(
+                "InferenceService \"{name}\" not found in namespace \"{namespace}\" among the inputs"
+            ),
+        );
+        let elsewhere: Vec<&str> = self
+            .inference_services
+            .iter()
+            .filter(|i| i.name == name)
+            .map(|i| i.lookup_namespace.as_str())
+            .collect();
+        if let Some(first) = elsewhere.first() {
+            let more = match elsewhere.len() - 1 {
+                0 => String::new(),
+                1 => " (and one other namespace)".to_string(),
+                n => format!(" (and {n} other namespaces)"),
+            };
+            return Err(error.help(format!(
+                "InferenceService {name} is in namespace {first}{more}: name it `{first}/{name}`"
+            )));
+        }
+        let close = crate::diagnostics::suggest::did_you_mean(
+            name,
+            self.inference_services
+                .iter()
+                .filter(|i| i.lookup_namespace == namespace)
+                .map(|i| i.name.as_str()),
+        );
+        Err(match close {
+            Some(help) => error.help(help),
+            None => error,
+        })
     }
 
     pub(crate) fn runtime(&self, scope: Scope, namespace: &str, name: &str) -> Option<&Runtime> {

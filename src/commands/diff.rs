@@ -9,6 +9,7 @@
 
 use super::{ExitStatus, Outcome, color_on, fatal, options, read_stdin, report_to, stdout_written};
 use crate::cli::{DiffArgs, DiffFormat, ErrorFormatArg, GlobalArgs};
+use crate::diagnostics::report::thousands;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::diff::format::{Labels, json, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
@@ -63,7 +64,7 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             Err(e) => return fatal(&e),
         }
     }
-    let normalise = Normalise { ignore };
+    let normalise = Normalise::new(ignore);
     let planned = match &args.base_ref {
         Some(rev) => from_git(global, rev, &args.paths),
         None => two_paths(global, &args.paths),
@@ -132,6 +133,30 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
     if head_failed {
         return ExitStatus::InputErrors;
     }
+    // A field path that matched no field on either side is likely a typo.
+    let mut unmatched: Vec<Diagnostic> = normalise
+        .unmatched()
+        .into_iter()
+        .map(|path| {
+            Diagnostic::warning(
+                Code::IgnoreFieldUnmatched,
+                format!("--ignore-field {path} matches no field of any object on either side"),
+            )
+            .help("field paths start at the object's top (`spec.template`, `metadata.annotations[example.com/build]`); `*` is any key or item")
+        })
+        .collect();
+    if !unmatched.is_empty()
+        && report_to(
+            &mut std::io::stderr().lock(),
+            &mut unmatched,
+            &crate::source::Sources::default(),
+            global,
+            Outcome::Checks,
+            false,
+        )
+    {
+        return ExitStatus::InputErrors;
+    }
     let base_errors = if base_failed {
         let settings = base.settings.clone();
         base = Rendering {
@@ -170,7 +195,17 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             &plan.labels,
             color_on(global, std::io::stdout().is_terminal()),
         ),
-        DiffFormat::Markdown => markdown::render(&report, &plan.labels, args.max_bytes),
+        DiffFormat::Markdown => match markdown::fitted(&report, &plan.labels, args.max_bytes) {
+            Ok(text) => text,
+            Err(least) => {
+                return fatal(&format!(
+                    "--max-bytes {}: the smallest Markdown report of these renders takes {} bytes \
+                     (the summary and the impact are always whole); pass --max-bytes {least} or more",
+                    args.max_bytes,
+                    thousands(least)
+                ));
+            }
+        },
         DiffFormat::Json => json::render(&report, &plan.labels),
     };
     let mut status = stdout_written(std::io::stdout().lock().write_all(out.as_bytes()));

@@ -49,12 +49,26 @@ pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
             }
         };
         let Some(runtime) = found else {
+            let scope = match args.kind.as_deref() {
+                Some("ClusterServingRuntime") => Some(Scope::Cluster),
+                Some("ServingRuntime") => Some(Scope::Namespaced),
+                _ => None,
+            };
             diags.push(
                 Diagnostic::error(
                     Code::RuntimeNotFound,
                     format!("runtime {name} not found in namespace {ns} or at cluster scope"),
                 )
-                .help("add the runtime's file to the paths, or give its namespace with -n"),
+                .help(
+                    crate::diagnostics::suggest::did_you_mean(
+                        name,
+                        catalog.runtime_names(scope, ns),
+                    )
+                    .unwrap_or_else(|| {
+                        "add the runtime's file to the paths, or give its namespace with -n"
+                            .to_string()
+                    }),
+                ),
             );
             report(&mut diags, &sources, global, Outcome::Checks, false);
             return ExitStatus::InputErrors;
@@ -73,22 +87,9 @@ pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
             }
         }
     } else {
-        let target = args.isvc.clone().unwrap_or_default();
-        let (ns, name) = match target.split_once('/') {
-            Some((ns, name)) => (ns.to_string(), name.to_string()),
-            None => (opts.namespace.clone(), target.clone()),
-        };
-        let Some(isvc) = catalog
-            .inference_services
-            .iter()
-            .find(|i| i.lookup_namespace == ns && i.name == name)
-        else {
-            diags.push(Diagnostic::error(
-                Code::InvalidInferenceService,
-                format!(
-                    "InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"
-                ),
-            ));
+        let target = args.isvc.as_deref().unwrap_or_default();
+        let found = catalog.inference_service_named(target, &opts.namespace);
+        let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
             report(&mut diags, &sources, global, Outcome::Checks, false);
             return ExitStatus::InputErrors;
         };

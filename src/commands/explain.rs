@@ -34,24 +34,12 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
     }
     let mut stderr_notes = Vec::new();
     let (model, request) = if let Some(target) = &args.isvc {
-        let (ns, name) = match target.split_once('/') {
-            Some((ns, name)) => (ns.to_string(), name.to_string()),
-            None => (opts.namespace.clone(), target.clone()),
-        };
-        let Some(isvc) = catalog
-            .inference_services
-            .iter()
-            .find(|i| i.lookup_namespace == ns && i.name == name)
-        else {
-            diags.push(Diagnostic::error(
-                Code::InvalidInferenceService,
-                format!(
-                    "InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"
-                ),
-            ));
+        let found = catalog.inference_service_named(target, &opts.namespace);
+        let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
             report(&mut diags, &sources);
             return ExitStatus::InputErrors;
         };
+        let (ns, name) = (isvc.lookup_namespace.clone(), isvc.name.clone());
         let Some(model_ref) = &isvc.model else {
             diags.push(
                 Diagnostic::error(
@@ -89,7 +77,10 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
                     Code::ModelNotFound,
                     format!("no BaseModel \"{name}\" in namespace \"{ns}\" and no ClusterBaseModel \"{name}\" among the inputs"),
                 )
-                .help("add the model's file to the paths, or fix the name"),
+                .help(
+                    crate::diagnostics::suggest::did_you_mean(&name, catalog.model_names(&ns))
+                        .unwrap_or_else(|| "add the model's file to the paths, or fix the name".to_string()),
+                ),
             );
             report(&mut diags, &sources);
             return ExitStatus::InputErrors;

@@ -58,6 +58,15 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
             "paths and render flags (-o, --format, --kinds, …) go after the subcommand, e.g. `ome-render render -o out.yaml DIR`; the global flags (--strict, -n, …) go anywhere",
         );
     }
+    if cli.command.is_none()
+        && let Some(message) = cli
+            .render
+            .paths
+            .first()
+            .and_then(|p| mistyped_subcommand(p))
+    {
+        return fatal(&message);
+    }
     // Under Argo CD's config management plugin, its environment supplies defaults.
     let plugin = argocd::PluginEnv::read();
     let global = &match plugin.global(global) {
@@ -78,6 +87,26 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Man) => shell::man(),
         Some(Command::Krm) => krm::krm(global),
     }
+}
+
+/// `ome-render chek DIR`: a first path that does not exist, is one plain name and is close to
+/// a subcommand's name is a mistyped subcommand, not a path (an existing path of that name is
+/// read as a path, as before).
+fn mistyped_subcommand(first: &std::path::Path) -> Option<String> {
+    let name = first.to_str()?;
+    if name == "-" || first.components().count() != 1 || first.symlink_metadata().is_ok() {
+        return None;
+    }
+    let command = <Cli as clap::CommandFactory>::command();
+    let names: Vec<&str> = command
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(clap::Command::get_name)
+        .collect();
+    let close = crate::diagnostics::suggest::closest(name, &names)?;
+    Some(format!(
+        "unrecognized subcommand '{name}'; did you mean '{close}'? (a path of that name is read as `./{name}`)"
+    ))
 }
 
 /// The pipeline options of the global flags and `paths`.

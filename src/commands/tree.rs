@@ -21,10 +21,21 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
             ));
         }
     };
-    // With `--isvc` there is no RUNTIME: the first positional is a path.
+    // With `--isvc` there is no RUNTIME: the first positional is a path. So it is when it
+    // is the only argument and an existing path (`tree DIR`): every root runtime's tree.
     let mut paths = args.paths.clone();
+    let every_root = args.isvc.is_none()
+        && paths.is_empty()
+        && args
+            .runtime
+            .as_deref()
+            .is_some_and(|r| r == "-" || std::path::Path::new(r).symlink_metadata().is_ok());
     let runtime = match (&args.isvc, &args.runtime) {
         (Some(_), Some(path)) => {
+            paths.insert(0, path.into());
+            None
+        }
+        (None, Some(path)) if every_root => {
             paths.insert(0, path.into());
             None
         }
@@ -50,24 +61,55 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
     // Broken chains are part of the picture: they show as issues, not errors.
     let (inherited, _) = crate::inherit::resolve_all(&catalog);
     let resolver = Resolver::new(&catalog, &inherited);
+    if every_root {
+        let reports: Vec<_> = roots(&catalog, kind)
+            .into_iter()
+            .map(|root| runtime_tree(&catalog, &resolver, root))
+            .collect();
+        if reports.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    Code::RuntimeNotFound,
+                    format!("no runtime among the inputs of {}", paths[0].display()),
+                )
+                .help("name the directory that holds ServingRuntimes or ClusterServingRuntimes"),
+            );
+        }
+        if report(&mut diags, &sources, global, Outcome::Checks, false) {
+            return ExitStatus::InputErrors;
+        }
+        let text = match args.format {
+            ExplainFormat::Table => reports
+                .iter()
+                .map(|r| render_table(r, args.show_unattributed_users))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            // One document: the reports in a JSON array.
+            ExplainFormat::Json => format!(
+                "[{}]\n",
+                reports
+                    .iter()
+                    .map(|r| render_json(r, args.show_unattributed_users)
+                        .trim_end()
+                        .to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        };
+        let written = {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        };
+        return stdout_written(written);
+    }
     let built = match (&args.isvc, runtime) {
         (Some(target_isvc), _) => {
-            let (ns, name) = match target_isvc.split_once('/') {
-                Some((ns, name)) => (ns.to_string(), name.to_string()),
-                None => (opts.namespace.clone(), target_isvc.clone()),
-            };
-            let Some(isvc) = catalog
-                .inference_services
-                .iter()
-                .find(|i| i.lookup_namespace == ns && i.name == name)
-            else {
-                diags.push(Diagnostic::error(
-                    Code::InvalidInferenceService,
-                    format!("InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"),
-                ));
+            let found = catalog.inference_service_named(target_isvc, &opts.namespace);
+            let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
                 report(&mut diags, &sources, global, Outcome::Checks, false);
                 return ExitStatus::InputErrors;
             };
+            let (ns, name) = (&isvc.lookup_namespace, &isvc.name);
             match isvc_tree(&catalog, &resolver, isvc) {
                 Some(r) => r,
                 None => {
@@ -106,7 +148,17 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
                         "runtime names are lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
                     }
                 };
-                diags.push(Diagnostic::error(Code::RuntimeNotFound, e.to_string()).help(help));
+                let close = match e {
+                    TreeError::NotFound(_) => crate::diagnostics::suggest::did_you_mean(
+                        &name,
+                        catalog.runtime_names(kind, &opts.namespace),
+                    ),
+                    _ => None,
+                };
+                diags.push(
+                    Diagnostic::error(Code::RuntimeNotFound, e.to_string())
+                        .help(close.unwrap_or_else(|| help.to_string())),
+                );
                 report(&mut diags, &sources, global, Outcome::Checks, false);
                 return ExitStatus::InputErrors;
             }
@@ -125,4 +177,16 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         out.write_all(text.as_bytes()).and_then(|()| out.flush())
     };
     stdout_written(written)
+}
+
+/// The root runtimes among the inputs (no `ome.io/inherit-from`), of `kind` when given:
+/// ClusterServingRuntimes by name, then ServingRuntimes by namespace and name.
+fn roots(catalog: &crate::catalog::Catalog, kind: Option<Scope>) -> Vec<&crate::model::Runtime> {
+    let cluster = catalog.cluster_runtimes.values();
+    let namespaced = catalog.runtimes.values();
+    cluster
+        .filter(|_| kind != Some(Scope::Namespaced))
+        .chain(namespaced.filter(|_| kind != Some(Scope::Cluster)))
+        .filter(|r| r.inherit_from.is_none())
+        .collect()
 }

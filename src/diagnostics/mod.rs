@@ -88,10 +88,14 @@ pub(crate) enum Code {
     EmptyOutput,
     /// A kind `--kinds` names selects no object of the output.
     KindUnmatched,
+    /// An `--include` or `--exclude` pattern that matches no walked file.
+    PatternUnmatched,
     /// An object can't be written to a file of its own in an output directory.
     OutputFileName,
     /// `diff --base-ref`: a path is not in the base revision, so the base has nothing there.
     DiffPathMissing,
+    /// A `diff --ignore-field` path that matches no field of any object on either side.
+    IgnoreFieldUnmatched,
     /// `spec.runtime.revision` that OME's webhook rejects: without `autoSync: false`, or not
     /// named for the runtime (SEMANTICS.md#pins).
     PinInvalid,
@@ -223,8 +227,10 @@ impl Code {
             Code::SettingsDefaults => "ome::settings::defaults",
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
+            Code::PatternUnmatched => "ome::load::pattern-unmatched",
             Code::OutputFileName => "ome::output::file-name",
             Code::DiffPathMissing => "ome::diff::path-missing",
+            Code::IgnoreFieldUnmatched => "ome::diff::ignore-field-unmatched",
             Code::PinInvalid => "ome::pin::invalid",
             Code::RevisionMissing => "ome::pin::revision-missing",
             Code::RevisionRuntimeMismatch => "ome::pin::runtime-mismatch",

@@ -22,6 +22,26 @@ pub(crate) fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
         .map(|(_, k)| k)
 }
 
+/// At most this many known names are compared with a misspelt one (SEMANTICS.md#limits): an
+/// input of a hundred thousand runtimes, each error comparing its name with all of them,
+/// would take minutes for a help line.
+pub(crate) const SUGGESTED_FROM: usize = 1000;
+
+/// The help line `did you mean `NAME`?` for the known name closest to `name`, when there is
+/// one (not `name` itself) among `known` and `known` holds at most [`SUGGESTED_FROM`] names.
+pub(crate) fn did_you_mean<'k>(
+    name: &str,
+    known: impl IntoIterator<Item = &'k str>,
+) -> Option<String> {
+    let known: Vec<&str> = known.into_iter().take(SUGGESTED_FROM + 1).collect();
+    if known.len() > SUGGESTED_FROM {
+        return None;
+    }
+    closest(name, &known)
+        .filter(|k| *k != name)
+        .map(|k| format!("did you mean `{k}`?"))
+}
+
 /// The Levenshtein distance (insert, delete, substitute) of `a` and `b` when it is at most
 /// `max`, else `None` — the one edit distance of the crate, over characters for suggestions
 /// and over bytes where OME's own did-you-mean counts bytes. Cheap: sequences whose lengths
@@ -152,5 +172,13 @@ mod tests {
         assert_eq!(closest("nvidia-l40", &known), Some("nvidia-l40s"));
         assert_eq!(closest("NVIDIA-H100", &known), Some("nvidia-h100"));
         assert_eq!(closest("tolerations", &known), None);
+        assert_eq!(
+            did_you_mean("nvidia-h10", known),
+            Some("did you mean `nvidia-h100`?".to_string())
+        );
+        assert_eq!(did_you_mean("nvidia-h100", known), None);
+        let many: Vec<String> = (0..=SUGGESTED_FROM).map(|i| format!("rt-{i}")).collect();
+        assert_eq!(did_you_mean("rt-1x", many.iter().map(String::as_str)), None);
+        assert!(did_you_mean("rt-1x", many[..SUGGESTED_FROM].iter().map(String::as_str)).is_some());
     }
 }

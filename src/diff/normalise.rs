@@ -106,6 +106,9 @@ impl FieldPath {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Normalise {
     pub(crate) ignore: Vec<FieldPath>,
+    /// Per ignored path, whether it left out a field of any object: shared by the clones
+    /// both sides render with, so a path that matched nothing on either side is known.
+    pub(crate) matched: std::sync::Arc<Vec<std::sync::atomic::AtomicBool>>,
 }
 
 impl Normalise {
@@ -119,9 +122,35 @@ impl Normalise {
         if is_secret {
             redact_secret(tree);
         }
-        for path in &self.ignore {
-            remove(tree, &path.segments);
+        for (i, path) in self.ignore.iter().enumerate() {
+            if remove(tree, &path.segments)
+                && let Some(flag) = self.matched.get(i)
+            {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
         }
+    }
+
+    /// Leaves out the fields of `ignore`, keeping track of which paths match anything.
+    pub(crate) fn new(ignore: Vec<FieldPath>) -> Normalise {
+        let matched = ignore
+            .iter()
+            .map(|_| std::sync::atomic::AtomicBool::new(false))
+            .collect();
+        Normalise {
+            ignore,
+            matched: std::sync::Arc::new(matched),
+        }
+    }
+
+    /// The ignored paths that left out no field of any object so far.
+    pub(crate) fn unmatched(&self) -> Vec<&FieldPath> {
+        self.ignore
+            .iter()
+            .zip(self.matched.iter())
+            .filter(|(_, hit)| !hit.load(std::sync::atomic::Ordering::Relaxed))
+            .map(|(path, _)| path)
+            .collect()
     }
 }
 
@@ -203,10 +232,12 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 
 /// Removes what `segments` names under `node`; maps and lists left empty by the removal go
 /// too, so an ignored field that is the only annotation on one side leaves no `{}` behind.
-fn remove(node: &mut Node, segments: &[Segment]) {
+/// Removes the fields `segments` names under `node`; says whether there was one.
+fn remove(node: &mut Node, segments: &[Segment]) -> bool {
     let Some(first) = segments.first() else {
-        return;
+        return false;
     };
+    let mut hit = false;
     match &mut node.value {
         Value::Map(map) => {
             let (keys, used): (Vec<String>, usize) = match first {
@@ -214,7 +245,7 @@ fn remove(node: &mut Node, segments: &[Segment]) {
                 Segment::Exact(key) => (vec![key.clone()], 1),
                 Segment::Plain(_) => match longest_key(map, segments) {
                     Some((key, used)) => (vec![key], used),
-                    None => return,
+                    None => return false,
                 },
             };
             let rest = &segments[used..];
@@ -223,10 +254,11 @@ fn remove(node: &mut Node, segments: &[Segment]) {
             let mut gone: HashSet<String> = HashSet::new();
             for key in keys {
                 if rest.is_empty() {
+                    hit |= map.contains_key(&key);
                     gone.insert(key);
                 } else if let Some(child) = map.get_mut(&key) {
                     let was_empty = is_empty_collection(child);
-                    remove(child, rest);
+                    hit |= remove(child, rest);
                     if !was_empty && is_empty_collection(child) {
                         gone.insert(key);
                     }
@@ -241,7 +273,7 @@ fn remove(node: &mut Node, segments: &[Segment]) {
                 Segment::Any => (0..items.len()).collect(),
                 Segment::Plain(n) | Segment::Exact(n) => match n.parse::<usize>() {
                     Ok(i) if i < items.len() => vec![i],
-                    _ => return,
+                    _ => return false,
                 },
             };
             let rest = &segments[1..];
@@ -249,10 +281,11 @@ fn remove(node: &mut Node, segments: &[Segment]) {
             let mut gone = vec![false; items.len()];
             for &i in &indexes {
                 if rest.is_empty() {
+                    hit = true;
                     gone[i] = true;
                 } else {
                     let was_empty = is_empty_collection(&items[i]);
-                    remove(&mut items[i], rest);
+                    hit |= remove(&mut items[i], rest);
                     gone[i] = !was_empty && is_empty_collection(&items[i]);
                 }
             }
@@ -264,6 +297,7 @@ fn remove(node: &mut Node, segments: &[Segment]) {
         }
         _ => {}
     }
+    hit
 }
 
 /// The longest run of plain segments, joined with `.`, that is a key of `map`, and how many

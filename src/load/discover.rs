@@ -5,8 +5,8 @@
 
 use super::LoadError;
 use super::limits::Limits;
+use super::patterns::Patterns;
 use crate::diagnostics::{Code, Diagnostic};
-use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
@@ -96,22 +96,6 @@ impl Input {
             is_settings,
         }
     }
-}
-
-fn glob_set(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, LoadError> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    let mut builder = GlobSetBuilder::new();
-    for p in patterns {
-        let glob =
-            Glob::new(p).map_err(|e| LoadError(format!("invalid {flag} pattern `{p}`: {e}")))?;
-        builder.add(glob);
-    }
-    builder
-        .build()
-        .map(Some)
-        .map_err(|e| LoadError(format!("invalid {flag} patterns: {e}")))
 }
 
 fn is_input_name(name: &str) -> bool {
@@ -234,8 +218,8 @@ pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, Loa
 }
 
 pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
-    let include = glob_set(&options.include, "--include")?;
-    let exclude = glob_set(&options.exclude, "--exclude")?;
+    let include = Patterns::new(&options.include, "--include")?;
+    let exclude = Patterns::new(&options.exclude, "--exclude")?;
     let default = [PathBuf::from(".")];
     let paths: &[PathBuf] = if options.paths.is_empty() {
         &default
@@ -297,7 +281,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                     }
                     continue;
                 }
-                if selected(&rel, &shown, include.as_ref(), exclude.as_ref()) && !is_chosen(&file) {
+                if selected(&rel, &shown, &include, &exclude) && !is_chosen(&file) {
                     inputs.push(Input::file(file, &shown, false));
                 }
             }
@@ -322,6 +306,18 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
             inputs.push(Input::file(real, path, false));
         }
     }
+    // A pattern that matched no walked file is likely a typo (`--exclude draft`).
+    for (flag, patterns) in [("--include", &include), ("--exclude", &exclude)] {
+        for text in patterns.unmatched() {
+            diags.push(
+                Diagnostic::warning(
+                    Code::PatternUnmatched,
+                    format!("{flag} {text} matches no file in any path"),
+                )
+                .help("patterns follow .gitignore: a bare name matches a file or directory at any depth, `dir/` directories only, a pattern with a `/` is taken from the directory given"),
+            );
+        }
+    }
     Ok(Discovered {
         inputs,
         settings_looked_for: settings_path.is_none().then_some(looked_at),
@@ -339,9 +335,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn selected(rel: &Path, full: &Path, include: Option<&GlobSet>, exclude: Option<&GlobSet>) -> bool {
-    let matches = |set: &GlobSet| set.is_match(rel) || set.is_match(full);
-    include.is_none_or(matches) && !exclude.is_some_and(matches)
+/// Whether a walked file is read: it matches an `--include` pattern (when there are any) and
+/// no `--exclude` pattern. Both are tried, so each pattern learns whether it matched.
+fn selected(rel: &Path, full: &Path, include: &Patterns, exclude: &Patterns) -> bool {
+    let included = include.is_empty() | include.matches(rel, full);
+    let excluded = exclude.matches(rel, full);
+    included && !excluded
 }
 
 /// The file that marks a directory as ome-render's output (`--output-dir`, `-o DIR/`), so a

@@ -15,6 +15,7 @@ pub(crate) mod krm;
 pub(crate) mod limits;
 mod model_config;
 mod objects;
+mod patterns;
 pub(crate) mod snapshot;
 
 pub(crate) use committed::{Committed, read_committed};

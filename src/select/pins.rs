@@ -435,27 +435,21 @@ pub(crate) fn plan(
     let mut errors = Vec::new();
     let mut new_names: BTreeMap<String, Node> = BTreeMap::new();
     if let Some((ns, name)) = advance {
-        let found = catalog
-            .inference_services
-            .iter()
-            .find(|i| i.lookup_namespace == ns && i.name == name);
-        let managed =
-            found.is_some_and(|i| i.runtime.as_ref().is_some_and(|r| mode(r) == Mode::Managed));
-        if !managed {
-            let d = Diagnostic::error(
-                Code::InvalidInferenceService,
-                match found {
-                    None => format!("InferenceService \"{name}\" not found in namespace \"{ns}\" among the inputs"),
-                    Some(_) => format!("action refused: InferenceService {ns}/{name} is not a managed pin (spec.runtime.autoSync: false without spec.runtime.revision)"),
-                },
-            ).help("`--advance` moves a managed pin; an explicit pin moves by editing spec.runtime.revision");
-            // The InferenceService, when there is one, is where the refusal points.
-            errors.push(match found {
-                Some(i) => d
+        match catalog.inference_service(ns, name) {
+            Err(d) => errors.push(d),
+            Ok(i) if !i.runtime.as_ref().is_some_and(|r| mode(r) == Mode::Managed) => {
+                // The InferenceService is where the refusal points.
+                errors.push(
+                    Diagnostic::error(
+                        Code::InvalidInferenceService,
+                        format!("action refused: InferenceService {ns}/{name} is not a managed pin (spec.runtime.autoSync: false without spec.runtime.revision)"),
+                    )
+                    .help("`--advance` moves a managed pin; an explicit pin moves by editing spec.runtime.revision")
                     .at(i.runtime.as_ref().map_or(i.pos, |r| r.pos))
                     .object(i.object.clone()),
-                None => d,
-            });
+                );
+            }
+            Ok(_) => {}
         }
     }
     for isvc in &catalog.inference_services {

@@ -11,6 +11,7 @@ use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
 use crate::catalog::{Catalog, ResourceId};
+use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::inherit::{Inherited, RuntimeKey};
 use crate::model::runtime::AcceleratorModelConfig;
@@ -211,11 +212,21 @@ fn accelerator<'a>(
                 ),
                 _ => (Code::InvalidField, None, format!("spec.{role}")),
             };
+            let close = match &e {
+                ClassError::NotLoaded { name, .. } => {
+                    did_you_mean(name, catalog.accelerator_classes.keys().map(String::as_str))
+                }
+                _ => None,
+            };
             Err(Diagnostic::error(code, e.to_string())
                 .at(at.unwrap_or(raw.pos))
                 .object(isvc.object.clone())
                 .field(field)
-                .help(e.help()))
+                .help(match close {
+                    // Classes often live in another repository: the file may just be missing.
+                    Some(close) => format!("{close} Or: {}", e.help()),
+                    None => e.help(),
+                }))
         }
     }
 }
@@ -267,7 +278,10 @@ fn resolve_model<'a>(
             )
             .at(model_ref.pos)
             .field("spec.model.name")
-            .help("add the model's file to the paths, or fix the name"),
+            .help(
+                did_you_mean(&model_ref.name, catalog.model_names(ns))
+                    .unwrap_or_else(|| "add the model's file to the paths, or fix the name".to_string()),
+            ),
         );
         return Err(());
     };
@@ -361,6 +375,14 @@ fn lookup_named<'a>(isvc: &InferenceService, catalog: &'a Catalog) -> Option<Loo
     Some(match found {
         Ok(r) => Lookup::Found(r),
         Err(message) => {
+            let scope = match runtime_ref.kind.as_deref() {
+                Some("ServingRuntime") => Some(Scope::Namespaced),
+                _ => None,
+            };
+            let help = did_you_mean(name, catalog.runtime_names(scope, ns)).unwrap_or_else(|| {
+                "add the runtime's file to the paths, or fix the name (or `spec.runtime.kind`)"
+                    .to_string()
+            });
             let message = match &isvc.model {
                 Some(m) => format!(
                     "runtime {name} does not support model {}: {message}",
@@ -372,7 +394,7 @@ fn lookup_named<'a>(isvc: &InferenceService, catalog: &'a Catalog) -> Option<Loo
                 error(isvc, Code::RuntimeNotFound, message)
                     .at(runtime_ref.pos)
                     .field("spec.runtime.name")
-                    .help("add the runtime's file to the paths, or fix the name (or `spec.runtime.kind`)"),
+                    .help(help),
             )
         }
     })
@@ -486,12 +508,16 @@ pub(crate) fn resolve<'a>(
                     );
                     return None;
                 }
-                NamedCheck::NotDeclared { warning, .. } => diags.push(
-                    Diagnostic::warning(Code::RuntimeNotDeclared, warning)
+                NamedCheck::NotDeclared { warning, error } => {
+                    let d = Diagnostic::warning(Code::RuntimeNotDeclared, warning)
                         .at(runtime_ref.pos)
                         .object(isvc.object.clone())
-                        .field("spec.runtime.name"),
-                ),
+                        .field("spec.runtime.name");
+                    diags.push(match super::size::mismatch_help(&error, model, &runtime.name, spec) {
+                        Some(help) => d.help(help),
+                        None => d,
+                    });
+                }
                 NamedCheck::Unchecked { error: e } => diags.push(
                     Diagnostic::warning(
                         Code::ModelMetadataMissing,

@@ -57,6 +57,30 @@ pub(crate) fn out_of_range_reason(size: &str, range: &SizeRange) -> String {
     )
 }
 
+/// The help line of a named runtime's size mismatch, whose text is OME's and names the model
+/// by its format (`does not support model safetensors: model size 70B is outside …`): the
+/// model by name, its size and the runtime's range. `None` when `error` (OME's compatibility
+/// error) is not the size check's.
+pub(crate) fn mismatch_help(
+    error: &str,
+    model: &crate::model::BaseModel,
+    runtime: &str,
+    spec: &crate::model::RuntimeSpec,
+) -> Option<String> {
+    let (Some(size), Some(range)) = (model.parameter_size.as_deref(), spec.size_range.as_ref())
+    else {
+        return None;
+    };
+    error.ends_with(&out_of_range_reason(size, range)).then(|| {
+        format!(
+            "model {} has {size} parameters (spec.modelParameterSize), outside runtime \
+             {runtime}'s range {} (spec.modelSizeRange); OME's message names the model by its format",
+            model.name,
+            range_label(range)
+        )
+    })
+}
+
 /// How far the model's size is from the runtime's range: the sum over the bounds the range
 /// sets of `|bound − size|`. No size or no range is 0, the best. With both bounds and the size
 /// inside, this is the width of the range, so the narrowest range wins.

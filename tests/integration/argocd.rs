@@ -285,10 +285,13 @@ fn an_error_exits_non_zero_with_the_message_on_stderr_and_nothing_on_stdout() {
     assert!(out.stderr.contains("nothing was written"), "{}", out.stderr);
 }
 
-#[test]
-fn the_sidecar_component_patches_argocd_repo_server() {
-    needs!(Kustomize, Python);
-    let dir = scratch("argocd-component");
+/// The image deploy/ names: the release's, `ghcr.io/ome-render/ome-render:<version>`.
+const IMAGE: &str = "ghcr.io/ome-render/ome-render";
+
+/// `kustomize build` of a kustomization that installs a minimal argocd-repo-server with the
+/// sidecar component, and `images` appended to it; the output summarised with PyYAML.
+fn build_with_component(name: &str, images: &str) -> String {
+    let dir = scratch(name);
     // A minimal argocd-repo-server with the two volumes the sidecar shares.
     fs::write(
         dir.join("repo-server.yaml"),
@@ -301,7 +304,7 @@ fn the_sidecar_component_patches_argocd_repo_server() {
     fs::write(
         dir.join("kustomization.yaml"),
         format!(
-            "namespace: argocd\nresources: [repo-server.yaml]\ncomponents: [{}]\nimages:\n- name: ghcr.io/OWNER/ome-render\n  newName: ghcr.io/example/ome-render\n  newTag: v0.2.0\n",
+            "namespace: argocd\nresources: [repo-server.yaml]\ncomponents: [{}]\n{images}",
             component.display()
         ),
     )
@@ -317,20 +320,106 @@ fn the_sidecar_component_patches_argocd_repo_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let summary = python(
-        "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    if d['kind'] == 'ConfigMap':\n        p = yaml.safe_load(d['data']['plugin.yaml'])\n        print('configmap', d['metadata']['name'].startswith('ome-render-plugin-'), p['kind'])\n        continue\n    spec = d['spec']['template']['spec']\n    c = [c for c in spec['containers'] if c['name'] == 'ome-render'][0]\n    print('image', c['image'])\n    print('command', c['command'][0])\n    print('user', c['securityContext']['runAsUser'], c['securityContext']['runAsNonRoot'])\n    print('mounts', ' '.join(m['mountPath'] for m in c['volumeMounts']))\n    v = {x['name']: x for x in spec['volumes']}\n    print('volumes', ' '.join(sorted(v)))\n    print('plugin volume', v['ome-render-plugin']['configMap']['name'].startswith('ome-render-plugin-'))\n    print('tmp', 'emptyDir' in v['ome-render-tmp'])\n",
+    python(
+        "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    if d['kind'] == 'ConfigMap':\n        p = yaml.safe_load(d['data']['plugin.yaml'])\n        print('configmap', d['metadata']['name'].startswith('ome-render-plugin-'), p['kind'])\n        continue\n    spec = d['spec']['template']['spec']\n    c = [c for c in spec['containers'] if c['name'] == 'ome-render'][0]\n    print('image', c['image'])\n    print('command', c['command'][0])\n    print('user', c['securityContext']['runAsUser'], c['securityContext']['runAsNonRoot'])\n    print('mounts', ' '.join(m['mountPath'] for m in c['volumeMounts']))\n    v = {x['name']: x for x in spec['volumes']}\n    print('volumes', ' '.join(sorted(v)))\n    print('plugin volume', v['ome-render-plugin']['configMap']['name'].startswith('ome-render-plugin-'))\n    print('tmp', 'emptyDir' in v['ome-render-tmp'])\n    print('images', ' '.join(c['image'] for c in spec['containers']))\n",
         &stdout,
+    )
+}
+
+#[test]
+fn the_sidecar_component_patches_argocd_repo_server() {
+    needs!(Kustomize, Python);
+    let summary = build_with_component(
+        "argocd-component",
+        &format!(
+            "images:\n- name: {IMAGE}\n  newName: registry.example.com/mirror/ome-render\n  newTag: v9.9.9\n"
+        ),
     );
     assert_eq!(
         summary,
         "configmap True ConfigManagementPlugin\n\
-         image ghcr.io/example/ome-render:v0.2.0\n\
+         image registry.example.com/mirror/ome-render:v9.9.9\n\
          command /var/run/argocd/argocd-cmp-server\n\
          user 999 True\n\
          mounts /var/run/argocd /home/argocd/cmp-server/plugins /home/argocd/cmp-server/config/plugin.yaml /tmp\n\
          volumes ome-render-plugin ome-render-tmp plugins var-files\n\
          plugin volume True\n\
-         tmp True\n"
+         tmp True\n\
+         images registry.example.com/mirror/ome-render:v9.9.9 quay.io/argoproj/argocd:v3.1.0\n"
+    );
+}
+
+#[test]
+fn without_images_the_sidecar_runs_the_released_image_of_this_version() {
+    needs!(Kustomize, Python);
+    let summary = build_with_component("argocd-component-default", "");
+    let want = format!("image {IMAGE}:{}\n", env!("CARGO_PKG_VERSION"));
+    assert!(summary.contains(&want), "{summary}");
+    // Only the tag: the override keeps the name.
+    let summary = build_with_component(
+        "argocd-component-tag",
+        &format!("images:\n- name: {IMAGE}\n  newTag: 0.0.1\n"),
+    );
+    assert!(
+        summary.contains(&format!("image {IMAGE}:0.0.1\n")),
+        "{summary}"
+    );
+}
+
+/// The image is named in one place of deploy/ (the sidecar patch), and wherever the
+/// documents name it (the README, docs/flux.md's CI job), at this version.
+#[test]
+fn deploy_names_the_image_once_at_this_version() {
+    let version = env!("CARGO_PKG_VERSION");
+    let mut in_deploy = Vec::new();
+    let mut stack = vec![repo_root().join("deploy")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            for line in text.lines() {
+                let line = line.trim_start();
+                if line.starts_with('#') {
+                    continue;
+                }
+                if line.contains("ome-render:") && line.contains("image") || line.contains(IMAGE) {
+                    in_deploy.push((path.clone(), line.to_string()));
+                }
+            }
+        }
+    }
+    assert_eq!(in_deploy.len(), 1, "{in_deploy:?}");
+    assert!(
+        in_deploy[0]
+            .0
+            .ends_with("deploy/argocd/repo-server-patch.yaml")
+    );
+    assert_eq!(in_deploy[0].1, format!("image: {IMAGE}:{version}"));
+    for doc in ["README.md", "docs/flux.md"] {
+        let text = fs::read_to_string(repo_root().join(doc)).unwrap();
+        let tags: Vec<&str> = text
+            .match_indices(&format!("{IMAGE}:"))
+            .map(|(at, m)| {
+                let rest = &text[at + m.len()..];
+                &rest[..rest
+                    .find(|c: char| c.is_whitespace() || c == '`')
+                    .unwrap_or(rest.len())]
+            })
+            .collect();
+        assert!(!tags.is_empty(), "{doc} names the image");
+        assert!(
+            tags.iter().all(|t| *t == version || *t == "<version>"),
+            "{doc}: {tags:?}"
+        );
+    }
+    assert!(
+        !fs::read_to_string(repo_root().join("README.md"))
+            .unwrap()
+            .contains("OWNER/ome-render:VERSION")
     );
 }
 

@@ -17,6 +17,7 @@
 //! - [`krm`]: the KRM function under kustomize and kpt;
 //! - [`layers`]: no module uses a module of a layer above it;
 //! - [`pins`]: `ome-render pin` and the lock round trip;
+//! - [`typos`]: did-you-mean helps, mistyped subcommands, `--max-bytes`, size mismatches;
 //! - [`model_metadata`]: `model-metadata` and the `ome-render.io/model-config` annotation.
 
 #![expect(
@@ -40,5 +41,6 @@ mod pins;
 mod review;
 mod security;
 mod support;
+mod typos;
 mod validate;
 mod yaml11;

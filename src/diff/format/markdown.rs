@@ -22,6 +22,26 @@ fn code(s: &str) -> String {
     markdown_code(s)
 }
 
+/// The report within `max_bytes`, or `Err` with the fewest bytes any report of these renders
+/// takes (the summary, the impact and the closing note, every InferenceService left out) when
+/// `max_bytes` is below that.
+pub(crate) fn fitted(report: &Report, labels: &Labels, max_bytes: usize) -> Result<String, usize> {
+    let out = render(report, labels, max_bytes);
+    if out.len() <= max_bytes {
+        return Ok(out);
+    }
+    // The closing note names the limit, so the smallest report's length depends on the
+    // number of digits it has: settle it (it grows by a few bytes at most, so this ends).
+    let mut least = render(report, labels, 0).len();
+    loop {
+        let len = render(report, labels, least).len();
+        if len <= least {
+            return Err(least);
+        }
+        least = len;
+    }
+}
+
 pub(crate) fn render(report: &Report, labels: &Labels, max_bytes: usize) -> String {
     let mut out = head(report, labels);
     if !report.has_differences() {

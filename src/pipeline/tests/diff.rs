@@ -16,12 +16,12 @@ fn render(files: &[(&str, &str)], ignore: &[&str]) -> Rendering {
         allow_empty: true,
         serialise: Some(Format::Yaml),
         trace: true,
-        normalise: Some(Normalise {
-            ignore: ignore
+        normalise: Some(Normalise::new(
+            ignore
                 .iter()
                 .map(|p| FieldPath::parse(p).expect("test path"))
                 .collect(),
-        }),
+        )),
         ..Options::default()
     };
     let r = render_texts(files, &options);
