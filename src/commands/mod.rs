@@ -77,6 +77,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
         Some(Command::Krm) => krm::krm(global),
+        Some(Command::ArgocdParameters) => argocd::parameters(),
     }
 }
 
