@@ -85,6 +85,9 @@ pub enum Command {
     /// Print the Argo CD plugin's parameter announcement (its `parameters.dynamic` command).
     #[command(hide = true)]
     ArgocdParameters,
+    /// Print the JSON Schema of ome-render.yaml (schema/ome-render.schema.json).
+    #[command(hide = true)]
+    SettingsSchema,
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how

@@ -78,6 +78,11 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Man) => shell::man(),
         Some(Command::Krm) => krm::krm(global),
         Some(Command::ArgocdParameters) => argocd::parameters(),
+        Some(Command::SettingsSchema) => {
+            use std::io::Write as _;
+            let schema = crate::model::settings::schema::json_schema();
+            stdout_written(std::io::stdout().lock().write_all(schema.as_bytes()))
+        }
     }
 }
 

@@ -26,6 +26,7 @@
 mod config_map;
 mod deploy;
 mod ingress;
+pub(crate) mod schema;
 
 pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
 pub(crate) use ingress::IngressConfig;
@@ -93,13 +94,10 @@ impl Default for Settings {
 /// The keys of the settings file that are the ConfigMap's data keys (OME's settings).
 pub(crate) const OME_KEYS: &[&str] = &[
     "deploy",
-    "ingress",
     "podDisruptionBudget",
+    "ingress",
     "acceleratorResources",
 ];
-
-/// ome-render's own keys of the settings file.
-pub(crate) const OWN_KEYS: &[&str] = &["autoscaling", "omeNamespace", "apiVersions"];
 
 /// Keys of the settings file's old layout, read for one release with a warning: each with
 /// its new place.
@@ -165,7 +163,7 @@ impl Settings {
             );
             return settings;
         }
-        let known: Vec<&str> = OME_KEYS.iter().chain(OWN_KEYS).copied().collect();
+        let known = schema::names(schema::SETTINGS);
         for (key, value) in node.as_map().into_iter().flat_map(|m| m.iter()) {
             if let Some((_, new)) = MOVED_KEYS.iter().find(|(old, _)| *old == key) {
                 let d = if node.at(&new.split('.').collect::<Vec<_>>()).is_some() {
@@ -242,7 +240,7 @@ impl Settings {
                 autoscaling,
                 &object,
                 "autoscaling",
-                &["targetUtilizationPercentage"],
+                &schema::keys_of(schema::SETTINGS, "autoscaling"),
                 Origin::File,
                 r.diags,
             );

@@ -274,3 +274,65 @@ fn ome_settings_in_both_places_are_an_error() {
     assert!(out.stdout.contains("terminationGracePeriodSeconds: 45"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every settings file in the repository against `schema/ome-render.schema.json`, with the
+/// real check-jsonschema: the good ones pass, the bad ones and a misspelt key are refused.
+#[test]
+fn the_settings_schema_validates_every_settings_file_and_refuses_a_misspelt_key() {
+    crate::support::needs!(Python);
+    let root = crate::support::repo_root();
+    let schema = root.join("schema/ome-render.schema.json");
+    let check = |file: &std::path::Path| {
+        // The module, run by the environment's python (its scripts name the interpreter of
+        // the directory they were installed in).
+        std::process::Command::new(crate::support::python_tools().join("python"))
+            .args(["-m", "check_jsonschema", "--schemafile"])
+            .arg(&schema)
+            .arg(file)
+            .output()
+            .expect("check-jsonschema runs")
+    };
+    let mut files = Vec::new();
+    for top in ["examples", "testdata", "deploy"] {
+        collect(&root.join(top), &mut files);
+    }
+    assert!(files.len() >= 5, "{files:?}");
+    for file in &files {
+        let out = check(file);
+        let bad = file.to_string_lossy().contains("/testdata/bad/settings-");
+        assert_eq!(
+            out.status.success(),
+            !bad,
+            "{}: {}{}",
+            file.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let dir = scratch("settings-schema");
+    let misspelt = dir.join("ome-render.yaml");
+    std::fs::write(&misspelt, "deploy:\n  terminationGracePeriodSecond: 45\n").unwrap();
+    let out = check(&misspelt);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("terminationGracePeriodSecond"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.file_name().is_some_and(|n| n == "ome-render.yaml") {
+            out.push(path);
+        }
+    }
+}

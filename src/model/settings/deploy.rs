@@ -53,15 +53,6 @@ pub(crate) struct DeployConfig {
     pub(crate) update_strategy: Option<Node>,
 }
 
-/// The keys of `deploy` OME v1.3 reads.
-pub(crate) const DEPLOY_KEYS: &[&str] = &[
-    "defaultDeploymentMode",
-    "terminationGracePeriodSeconds",
-    "replicas",
-    "minReadySeconds",
-    "updateStrategy",
-];
-
 /// The update strategies OME's `updateStrategy.<component>.type` takes.
 const UPDATE_STRATEGY_TYPES: &[&str] = &[
     "SurgeThenDrain",
@@ -126,7 +117,14 @@ impl DeployConfig {
             ));
             return;
         }
-        super::unknown_keys(node, object, path, DEPLOY_KEYS, origin, diags);
+        super::unknown_keys(
+            node,
+            object,
+            path,
+            &super::schema::names(super::schema::DEPLOY),
+            origin,
+            diags,
+        );
         match node.get("defaultDeploymentMode").map(|n| (n, &n.value)) {
             None | Some((_, Value::Null)) if origin == Origin::ConfigMap => diags.push(
                 settings_diag(origin, object, node, path, "invalid deploy config, defaultDeploymentMode is required".into())
@@ -243,7 +241,7 @@ fn read_replicas(
         replicas,
         object,
         path,
-        &["defaultMinReplicas", "defaultMaxReplicas"],
+        &super::schema::names(super::schema::REPLICAS),
         origin,
         diags,
     );
