@@ -82,6 +82,12 @@ pub enum Command {
     /// Run as a KRM function (kustomize, kpt): a ResourceList on standard input, a
     /// ResourceList on standard output. `ome-render-krm` with no arguments does the same.
     Krm,
+    /// Print the Argo CD plugin's parameter announcement (its `parameters.dynamic` command).
+    #[command(hide = true)]
+    ArgocdParameters,
+    /// Print the JSON Schema of ome-render.yaml (schema/ome-render.schema.json).
+    #[command(hide = true)]
+    SettingsSchema,
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how
@@ -96,6 +102,11 @@ pub struct GlobalArgs {
     /// it when the path is a file or `-`).
     #[arg(long, global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
+    /// OME's ConfigMap `inferenceservice-config` (a YAML or JSON file holding it alone), read
+    /// as OME's controller reads it: its `deploy`, `ingress`, `podDisruptionBudget` and other
+    /// keys replace those of the settings file (SEMANTICS.md#deploy-config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub deploy_config: Option<PathBuf>,
     /// Read only walked files matching this pattern (repeatable; .gitignore rules: a bare
     /// name matches at any depth, `dir/` directories only).
     #[arg(long, global = true, value_name = "GLOB")]

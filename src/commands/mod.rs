@@ -86,6 +86,12 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
         Some(Command::Krm) => krm::krm(global),
+        Some(Command::ArgocdParameters) => argocd::parameters(),
+        Some(Command::SettingsSchema) => {
+            use std::io::Write as _;
+            let schema = crate::model::settings::schema::json_schema();
+            stdout_written(std::io::stdout().lock().write_all(schema.as_bytes()))
+        }
     }
 }
 
@@ -117,6 +123,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            deploy_config: global.deploy_config.clone(),
             limits: global.limits(),
             relocated: Vec::new(),
             texts: Texts::Kept,

@@ -8,6 +8,7 @@
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`completions`]: shell completion with the real bash, zsh and fish, and the manual page;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
+//! - [`deploy_config`]: `--deploy-config`, OME's ConfigMap, against `ome-render.yaml`;
 //! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
 //! - [`action`]: the GitHub Action's metadata (check-jsonschema) and its script against a
 //!   mock GitHub API;
@@ -31,6 +32,7 @@ mod bad;
 mod cli;
 mod completions;
 mod contract;
+mod deploy_config;
 mod diff;
 mod fixtures;
 mod flux;
