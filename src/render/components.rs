@@ -362,3 +362,20 @@ pub(crate) fn yaml_key_order(a: &str, b: &str) -> Ordering {
     }
     ar.len().cmp(&br.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_sort_as_go_yaml_sorts_them() {
+        let mut keys = vec!["b", "a10", "a9", "_x", "A", "a-b", "ab", "a", "x2y", "x10y"];
+        keys.sort_by(|a, b| yaml_key_order(a, b));
+        // A non-letter before a letter (`_x` before `A`, unlike byte order); digit runs as
+        // numbers; a prefix first.
+        assert_eq!(
+            keys,
+            ["_x", "A", "a", "a-b", "a9", "a10", "ab", "b", "x2y", "x10y"]
+        );
+    }
+}
