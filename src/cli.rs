@@ -110,6 +110,11 @@ pub struct GlobalArgs {
     /// it when the path is a file or `-`).
     #[arg(long, global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
+    /// OME's ConfigMap `inferenceservice-config` (a YAML or JSON file holding it alone), read
+    /// as OME's controller reads it: its `deploy`, `ingress`, `podDisruptionBudget` and other
+    /// keys replace those of the settings file (SEMANTICS.md#deploy-config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub deploy_config: Option<PathBuf>,
     /// Read only walked files matching this glob (repeatable).
     #[arg(long, global = true, value_name = "GLOB")]
     pub include: Vec<String>,

@@ -563,6 +563,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         load::load_settings(
             std::mem::take(&mut loaded),
             global.settings.clone(),
+            global.deploy_config.clone(),
             &limits,
         )
     } else {
@@ -571,6 +572,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            deploy_config: global.deploy_config.clone(),
             limits,
             ..LoadOptions::default()
         };

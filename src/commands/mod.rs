@@ -90,6 +90,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             include: global.include.clone(),
             exclude: global.exclude.clone(),
             settings: global.settings.clone(),
+            deploy_config: global.deploy_config.clone(),
             limits: global.limits(),
             relocated: Vec::new(),
             texts: Texts::Kept,

@@ -84,6 +84,11 @@ pub(crate) enum Code {
     Settings,
     /// No settings file was found: OME's shipped defaults apply.
     SettingsDefaults,
+    /// OME's ConfigMap of `--deploy-config` is one OME's controller refuses
+    /// (SEMANTICS.md#deploy-config).
+    DeployConfig,
+    /// A field of OME's ConfigMap that OME ignores: a typo does nothing in the cluster either.
+    DeployConfigUnknown,
     /// The render produced no object at all (an empty stream makes Argo CD prune everything).
     EmptyOutput,
     /// A kind `--kinds` names selects no object of the output.
@@ -227,6 +232,8 @@ impl Code {
             Code::MultiNode => "ome::render::multi-node",
             Code::Settings => "ome::settings::invalid",
             Code::SettingsDefaults => "ome::settings::defaults",
+            Code::DeployConfig => "ome::settings::deploy-config",
+            Code::DeployConfigUnknown => "ome::settings::deploy-config-unknown",
             Code::EmptyOutput => "ome::output::empty",
             Code::KindUnmatched => "ome::output::kind-unmatched",
             Code::OutputFileName => "ome::output::file-name",

@@ -29,6 +29,9 @@ pub(crate) struct LoadOptions {
     /// The settings file (`--settings`); by default `ome-render.yaml` in the first path, or
     /// beside it when that path is a file or `-` (SEMANTICS.md#settings).
     pub(crate) settings: Option<PathBuf>,
+    /// OME's ConfigMap `inferenceservice-config` (`--deploy-config`), read beside the inputs
+    /// (SEMANTICS.md#deploy-config).
+    pub(crate) deploy_config: Option<PathBuf>,
     /// How much input a run accepts (SEMANTICS.md#limits).
     pub(crate) limits: Limits,
     /// Paths (of `paths` or `settings`) read from somewhere else than where they are
@@ -70,6 +73,8 @@ pub(super) struct Discovered {
     pub(super) settings: Option<Input>,
     /// Where the settings file was looked for, when none was found.
     pub(super) settings_looked_for: Option<String>,
+    /// The ConfigMap of `--deploy-config`.
+    pub(super) deploy_config: Option<Input>,
     pub(super) diags: Vec<Diagnostic>,
 }
 
@@ -84,6 +89,8 @@ pub(crate) struct Input {
     pub(crate) is_settings: bool,
     /// Whether this is the lock file at the root of a path.
     pub(crate) is_lock: bool,
+    /// Whether this is the ConfigMap of `--deploy-config`.
+    pub(crate) is_deploy_config: bool,
 }
 
 impl Input {
@@ -94,6 +101,7 @@ impl Input {
             display: display(shown),
             path: Some(real),
             is_settings,
+            is_deploy_config: false,
         }
     }
 }
@@ -219,9 +227,13 @@ fn root_file(real: &Path, shown: &Path, what: &str) -> Result<bool, LoadError> {
 
 /// No inputs, only the settings file: `settings` when given, else `ome-render.yaml` in the
 /// current directory (as for `-`).
-pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, LoadError> {
+pub(super) fn settings_only(
+    settings: Option<PathBuf>,
+    deploy_config: Option<PathBuf>,
+) -> Result<Discovered, LoadError> {
     let options = LoadOptions {
         settings,
+        deploy_config,
         ..LoadOptions::default()
     };
     let (settings_path, looked_at) = settings_file(&options, Path::new("-"))?;
@@ -229,8 +241,39 @@ pub(super) fn settings_only(settings: Option<PathBuf>) -> Result<Discovered, Loa
         inputs: Vec::new(),
         settings_looked_for: settings_path.is_none().then_some(looked_at),
         settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
+        deploy_config: deploy_config_file(&options)?,
         diags: Vec::new(),
     })
+}
+
+/// The ConfigMap of `--deploy-config`: a regular file (it may also lie among the walked
+/// inputs, where it is an ordinary object that passes through).
+fn deploy_config_file(options: &LoadOptions) -> Result<Option<Input>, LoadError> {
+    let Some(path) = &options.deploy_config else {
+        return Ok(None);
+    };
+    let real = options.real(path);
+    let meta = std::fs::metadata(&real).map_err(|e| {
+        LoadError(format!(
+            "cannot read --deploy-config {}: {e}",
+            display(path)
+        ))
+    })?;
+    if !meta.is_file() {
+        return Err(LoadError(format!(
+            "cannot read --deploy-config {}: it is {}, not a regular file",
+            display(path),
+            if meta.is_dir() {
+                "a directory"
+            } else {
+                special_kind(meta.file_type())
+            }
+        )));
+    }
+    let mut input = Input::file(real, path, false);
+    input.is_lock = false;
+    input.is_deploy_config = true;
+    Ok(Some(input))
 }
 
 pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
@@ -260,6 +303,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 display: "<stdin>".to_string(),
                 is_settings: false,
                 is_lock: false,
+                is_deploy_config: false,
             });
             continue;
         }
@@ -324,6 +368,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
     }
     Ok(Discovered {
         inputs,
+        deploy_config: deploy_config_file(options)?,
         settings_looked_for: settings_path.is_none().then_some(looked_at),
         settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
         diags,

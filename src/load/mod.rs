@@ -44,6 +44,9 @@ pub(crate) struct Loaded {
     pub(crate) settings: Option<Node>,
     /// The lock file (`ome-render.lock` at the root of a path), if any.
     pub(crate) lock: Option<Node>,
+    /// OME's ConfigMap `inferenceservice-config` of `--deploy-config`: the one object of
+    /// that file, as written (`Settings::read_config_map` reads it).
+    pub(crate) deploy_config: Option<Node>,
     pub(crate) diags: Vec<Diagnostic>,
     /// The metadata of the models whose `ome-render.io/model-config` annotation names a
     /// snapshot, for the catalog to fill their specs with.
@@ -177,9 +180,10 @@ pub(crate) fn load_more(
 pub(crate) fn load_settings(
     base: Loaded,
     settings: Option<PathBuf>,
+    deploy_config: Option<PathBuf>,
     limits: &Limits,
 ) -> Result<Loaded, LoadError> {
-    let discovered = discover::settings_only(settings)?;
+    let discovered = discover::settings_only(settings, deploy_config)?;
     load_discovered(base, discovered, &[], limits, Texts::Kept, &mut |_| {
         Ok(Vec::new())
     })
@@ -212,19 +216,23 @@ fn load_discovered(
         mut sources,
         objects: base_objects,
         settings: _,
+        deploy_config: _,
         lock: base_lock,
         diags: mut base_diags,
         model_configs: base_model_configs,
     } = base;
     base_diags.extend(discovered.diags);
     let mut diags = base_diags;
-    if let Some(looked_at) = &discovered.settings_looked_for {
+    if let Some(looked_at) = &discovered.settings_looked_for
+        && discovered.deploy_config.is_none()
+    {
         diags.push(defaults_note(looked_at));
     }
-    // The settings file first, then the inputs in walk order.
+    // The settings file and the deploy config first, then the inputs in walk order.
     let inputs: Vec<Input> = discovered
         .settings
         .into_iter()
+        .chain(discovered.deploy_config)
         .chain(discovered.inputs)
         .collect();
     let mut stdin_bytes = if inputs.iter().any(|i| i.path.is_none()) {
@@ -398,6 +406,10 @@ fn text_again(from: &std::path::Path, stamp: Stamp) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// The name [`from_texts`] reads as the file of `--deploy-config`.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) const DEPLOY_CONFIG_TEXT: &str = "deploy-config.yaml";
+
 /// Loads files given as text (path, text): the same parsing, without touching the file
 /// system.
 #[cfg(any(test, feature = "fuzzing"))]
@@ -413,6 +425,7 @@ pub(crate) fn from_texts(files: &[(&str, &str)], limits: &Limits) -> Loaded {
                 display: (*path).to_string(),
                 is_settings: *path == SETTINGS_FILE,
                 is_lock: *path == LOCK_FILE,
+                is_deploy_config: *path == DEPLOY_CONFIG_TEXT,
             };
             (id, input, text)
         })
@@ -480,6 +493,9 @@ fn parse_files(
         loaded.diags.extend(file.diags);
         if let Some(settings) = file.settings {
             loaded.settings = Some(settings);
+        }
+        if let Some(config_map) = file.deploy_config {
+            loaded.deploy_config = Some(config_map);
         }
         if let Some(lock) = file.lock {
             if loaded.lock.is_some() {

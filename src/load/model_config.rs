@@ -297,6 +297,7 @@ pub(crate) fn read_manifest(
         display,
         is_settings: false,
         is_lock: false,
+        is_deploy_config: false,
     };
     let read = objects::read_file(id, &input, &text, &limits.parse(), &limits.alias_budget());
     Ok((id, read.objects, read.diags))

@@ -48,6 +48,8 @@ pub(super) struct FileObjects {
     pub(crate) diags: Vec<Diagnostic>,
     pub(crate) settings: Option<Node>,
     pub(crate) lock: Option<Node>,
+    /// The one object of the `--deploy-config` file.
+    pub(crate) deploy_config: Option<Node>,
     /// Where each document that holds something starts, for the run's `documents` limit.
     pub(crate) documents: Vec<Pos>,
     /// The limit the parse stopped at, if it did.
@@ -92,6 +94,7 @@ pub(super) fn read_file(
         diags: Vec::new(),
         settings: None,
         lock: None,
+        deploy_config: None,
         documents: Vec::new(),
         limit: None,
     };
@@ -110,6 +113,10 @@ pub(super) fn read_file(
     out.documents = docs.iter().map(|d| d.root.pos).collect();
     if input.is_settings {
         out.settings = docs.into_iter().next().map(|d| d.root);
+        return out;
+    }
+    if input.is_deploy_config {
+        deploy_config(file, docs, &mut out);
         return out;
     }
     if input.is_lock {
@@ -345,9 +352,42 @@ pub(super) fn object_problems(root: Node, index: usize) -> Vec<Diagnostic> {
         diags: Vec::new(),
         settings: None,
         lock: None,
+        deploy_config: None,
         documents: Vec::new(),
         limit: None,
     };
     read_object(root, index, &mut out);
     out.diags
+}
+
+/// The file of `--deploy-config` holds exactly one object, OME's ConfigMap, as `kubectl ome
+/// runtime render --deploy-config` wants it (empty documents aside); SEMANTICS.md#deploy-config.
+fn deploy_config(file: u32, docs: Vec<crate::yaml::parse::Document>, out: &mut FileObjects) {
+    let mut found = docs.into_iter().map(|d| d.root).filter(|n| !n.is_null());
+    let Some(first) = found.next() else {
+        out.diags.push(
+            Diagnostic::error(Code::DeployConfig, "deploy defaults: manifest is empty")
+                .at(Pos {
+                    file,
+                    line: 1,
+                    col: 0,
+                })
+                .help(
+                    "--deploy-config names a file holding OME's ConfigMap inferenceservice-config",
+                ),
+        );
+        return;
+    };
+    if let Some(second) = found.next() {
+        out.diags.push(
+            Diagnostic::error(
+                Code::DeployConfig,
+                "deploy defaults: manifest must hold exactly one object",
+            )
+            .at(second.pos)
+            .help("keep only the ConfigMap inferenceservice-config in the --deploy-config file"),
+        );
+        return;
+    }
+    out.deploy_config = Some(first);
 }

@@ -1,34 +1,41 @@
 //! The renderer settings: the OME controller settings a cluster would hold in its
 //! `inferenceservice-config`, read from `ome-render.yaml` at the root of the rendered tree
-//! (SEMANTICS.md#choice-settings). Without the file, OME's shipped (Helm chart) defaults apply.
+//! (SEMANTICS.md#settings), or from that ConfigMap itself (`--deploy-config`,
+//! SEMANTICS.md#deploy-config). Without either, OME's shipped (Helm chart) defaults apply.
+//! The file's keys are named and nested as the ConfigMap's JSON, so one pastes into the other.
 //!
 //! ```yaml
 //! # ome-render.yaml
-//! terminationGracePeriodSeconds: 600   # pods' grace period when neither runtime nor isvc set one
+//! deploy:                              # the ConfigMap's `deploy`
+//!   terminationGracePeriodSeconds: 600 # pods' grace period when neither runtime nor isvc set one
+//!   replicas:                          # bounds for components that set none (null removes one)
+//!     defaultMinReplicas: 1
+//!     defaultMaxReplicas: {engine: 3, decoder: 3, router: 2}
+//! podDisruptionBudget:                 # the budget of components that set none (null: no PDB)
+//!   rawDeployment: {maxUnavailable: 1}
 //! ingress:
 //!   disableIngressCreation: true       # false: no external Service `<isvc>` is rendered
+//! acceleratorResources: [nvidia.com/gpu]  # resource names counted for PARALLELISM_SIZE
+//! # ome-render's own:
 //! autoscaling:
 //!   targetUtilizationPercentage: 80    # the HPA's CPU target when nothing else sets one
-//! acceleratorResources: [nvidia.com/gpu]  # resource names counted for PARALLELISM_SIZE
 //! omeNamespace: ome                    # where OME keeps runtime revisions
-//! replicas:                            # bounds for components that set none (the chart's
-//!   defaultMinReplicas: 1              #   `ome.controller.replicas`; null removes one)
-//!   defaultMaxReplicas: {engine: 3, decoder: 3, router: 2}
-//! podDisruptionBudget:                 # the budget of components that set none (the chart's
-//!   rawDeployment: {maxUnavailable: 1} #   `ome.controller.podDisruptionBudget`; null: no PDB)
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
 //! ```
 
+mod config_map;
+mod deploy;
 mod ingress;
 
+pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
 pub(crate) use ingress::IngressConfig;
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
 use super::validate::inference_service::valid_budget;
+use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::k8s::api_versions::ApiVersions;
-use crate::model::Role;
 use crate::yaml::{Node, Value};
 
 /// A PodDisruptionBudget's one field: `minAvailable` or `maxUnavailable`, with its value.
@@ -38,40 +45,19 @@ pub(crate) struct Budget {
     pub(crate) value: Node,
 }
 
-/// The replica defaults of components that set no bound (SEMANTICS.md#settings); `None`
-/// where the chart's value was removed with `null`.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ReplicaDefaults {
-    pub(crate) min: Option<i64>,
-    pub(crate) max_engine: Option<i64>,
-    pub(crate) max_decoder: Option<i64>,
-    pub(crate) max_router: Option<i64>,
-}
-
-impl ReplicaDefaults {
-    pub(crate) fn max(&self, role: Role) -> Option<i64> {
-        match role {
-            Role::Engine => self.max_engine,
-            Role::Decoder => self.max_decoder,
-            Role::Router => self.max_router,
-        }
-    }
-}
-
 /// Where settings are read from, which decides how strict the reading is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Origin {
     /// `ome-render.yaml`: an unknown key is an error, as a typo there would do nothing.
     File,
     /// OME's ConfigMap `inferenceservice-config`: OME ignores unknown keys; a warning.
-    #[expect(dead_code, reason = "read by --deploy-config, being built (#31)")]
     ConfigMap,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Settings {
-    /// Applied to pods that set none; the chart's value is 600.
-    pub(crate) termination_grace_period_seconds: i64,
+    /// `deploy`: OME's DeployConfig (grace period, replica bounds, default mode).
+    pub(crate) deploy: DeployConfig,
     /// `ingress`: OME's IngressConfig.
     pub(crate) ingress: IngressConfig,
     /// The APIs the cluster serves (`apiVersions`, `--api-versions`); `None` where no list
@@ -82,8 +68,6 @@ pub(crate) struct Settings {
     pub(crate) accelerator_resources: Vec<String>,
     /// OME's own namespace, where runtime revisions live (the controller's `POD_NAMESPACE`).
     pub(crate) ome_namespace: String,
-    /// `replicas` (the chart's `ome.controller.replicas`).
-    pub(crate) replicas: ReplicaDefaults,
     /// `podDisruptionBudget.rawDeployment`: the budget of RawDeployment components that set
     /// none; `None` for no PDB.
     pub(crate) raw_deployment_budget: Option<Budget>,
@@ -92,18 +76,12 @@ pub(crate) struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            termination_grace_period_seconds: 600,
+            deploy: DeployConfig::chart(),
             ingress: IngressConfig::default(),
             api_versions: None,
             target_utilization_percentage: 80,
             accelerator_resources: vec!["nvidia.com/gpu".to_string()],
             ome_namespace: "ome".to_string(),
-            replicas: ReplicaDefaults {
-                min: Some(1),
-                max_engine: Some(3),
-                max_decoder: Some(3),
-                max_router: Some(2),
-            },
             raw_deployment_budget: Some(Budget {
                 field: "maxUnavailable",
                 value: Node::int(1),
@@ -112,32 +90,73 @@ impl Default for Settings {
     }
 }
 
-const KNOWN_KEYS: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "metadata",
-    "terminationGracePeriodSeconds",
+/// The keys of the settings file that are the ConfigMap's data keys (OME's settings).
+pub(crate) const OME_KEYS: &[&str] = &[
+    "deploy",
     "ingress",
-    "autoscaling",
-    "acceleratorResources",
-    "omeNamespace",
-    "replicas",
     "podDisruptionBudget",
-    "apiVersions",
+    "acceleratorResources",
 ];
 
+/// ome-render's own keys of the settings file.
+pub(crate) const OWN_KEYS: &[&str] = &["autoscaling", "omeNamespace", "apiVersions"];
+
+/// Keys of the settings file's old layout, read for one release with a warning: each with
+/// its new place.
+pub(crate) const MOVED_KEYS: &[(&str, &str)] = &[
+    (
+        "terminationGracePeriodSeconds",
+        "deploy.terminationGracePeriodSeconds",
+    ),
+    ("replicas", "deploy.replicas"),
+];
+
+/// Keys a settings file may hold that mean nothing (a Kubernetes-style header).
+const HEADER_KEYS: &[&str] = &["apiVersion", "kind", "metadata"];
+
 impl Settings {
+    /// The settings of a run: the settings file's (or the chart's values), and, with
+    /// `--deploy-config`, OME's settings from OME's ConfigMap instead. An OME setting written
+    /// in both is an error: which one a cluster has would be unclear.
+    pub(crate) fn read_all(
+        file: Option<&Node>,
+        config_map: Option<&Node>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Settings {
+        let mut settings = Settings::read(file, diags);
+        let Some(config_map) = config_map else {
+            return settings;
+        };
+        for (key, value) in file
+            .and_then(Node::as_map)
+            .into_iter()
+            .flat_map(|m| m.iter())
+        {
+            let moved = MOVED_KEYS.iter().any(|(old, _)| *old == key);
+            if OME_KEYS.contains(&key) || moved {
+                diags.push(
+                    Diagnostic::error(
+                        Code::Settings,
+                        format!("`{key}` is set in the settings file and --deploy-config gives OME's ConfigMap"),
+                    )
+                    .at(value.pos)
+                    .object(file_object())
+                    .field(key)
+                    .help("OME's settings come from one place: remove the key from the settings file, or leave out --deploy-config"),
+                );
+            }
+        }
+        settings.read_config_map(config_map, diags);
+        settings
+    }
+
     /// Reads the settings file; unknown keys are errors, so a typo never goes unnoticed.
     pub(crate) fn read(node: Option<&Node>, diags: &mut Vec<Diagnostic>) -> Settings {
         let mut settings = Settings::default();
         let Some(node) = node else {
             return settings;
         };
-        let object = ObjectRef {
-            kind: "RenderSettings".into(),
-            namespace: None,
-            name: crate::load::SETTINGS_FILE.into(),
-        };
+        let object = file_object();
         if node.as_map().is_none() {
             diags.push(
                 Diagnostic::error(Code::Settings, "the settings file must hold a map")
@@ -146,36 +165,56 @@ impl Settings {
             );
             return settings;
         }
+        let known: Vec<&str> = OME_KEYS.iter().chain(OWN_KEYS).copied().collect();
         for (key, value) in node.as_map().into_iter().flat_map(|m| m.iter()) {
-            if !KNOWN_KEYS.contains(&key) {
+            if let Some((_, new)) = MOVED_KEYS.iter().find(|(old, _)| *old == key) {
+                let d = if node.at(&new.split('.').collect::<Vec<_>>()).is_some() {
+                    Diagnostic::error(
+                        Code::Settings,
+                        format!("`{key}` is set twice: at the top (the old place) and as `{new}`"),
+                    )
+                } else {
+                    Diagnostic::warning(
+                        Code::Settings,
+                        format!(
+                            "`{key}` belongs under `deploy` now, as in OME's ConfigMap: write it as `{new}`"
+                        ),
+                    )
+                };
                 diags.push(
-                    Diagnostic::error(Code::Settings, format!("unknown setting `{key}`"))
-                        .at(value.pos)
+                    d.at(value.pos)
                         .object(object.clone())
-                        .help(format!("known settings: {}", KNOWN_KEYS[3..].join(", "))),
+                        .field(key)
+                        .help(format!("move it: `deploy:` then `  {key}: …` (the top-level key is read for one more release)")),
                 );
+                continue;
             }
+            if !known.contains(&key) && !HEADER_KEYS.contains(&key) {
+                diags.push(unknown_setting(&object, value, key, &known));
+            }
+        }
+        let mut deploy = Node::new(Value::Map(crate::yaml::Map::new()), node.pos);
+        if let Some(map) = deploy.as_map_mut() {
+            for (old, new) in MOVED_KEYS {
+                if let Some(v) = node.get(old) {
+                    map.insert(new.trim_start_matches("deploy."), v.clone());
+                }
+            }
+        }
+        if deploy.as_map().is_some_and(|m| !m.is_empty()) {
+            settings
+                .deploy
+                .read(&deploy, "", &object, Origin::File, diags);
+        }
+        if let Some(d) = node.get("deploy").filter(|d| !d.is_null()) {
+            settings
+                .deploy
+                .read(d, "deploy", &object, Origin::File, diags);
         }
         let mut r = Reader {
             object: &object,
             diags,
         };
-        if let Some(v) = r.int(node, "terminationGracePeriodSeconds", "") {
-            // The pod's field: the API server refuses a negative one.
-            if v < 0 {
-                r.diags.push(
-                    settings_error(
-                        &object,
-                        node.get("terminationGracePeriodSeconds").unwrap_or(node),
-                        "terminationGracePeriodSeconds",
-                        format!("terminationGracePeriodSeconds: Invalid value: {v}: must be greater than or equal to 0"),
-                    )
-                    .help("the grace period of the pods: 0 or more seconds (the chart's is 600)"),
-                );
-            } else {
-                settings.termination_grace_period_seconds = v;
-            }
-        }
         if let Some(ingress) = r.map(node, "ingress", "") {
             settings.ingress.read(&mut r, ingress, Origin::File);
         }
@@ -198,22 +237,30 @@ impl Settings {
             }
             settings.api_versions = Some(apis);
         }
-        if let Some(autoscaling) = r.map(node, "autoscaling", "")
-            && let Some(v) = r.int(autoscaling, "targetUtilizationPercentage", "autoscaling")
-        {
-            // The HPA's `averageUtilization`, an int32 the API server wants above 0.
-            if v < 1 || v > i64::from(i32::MAX) {
-                r.diags.push(
-                    settings_error(
-                        &object,
-                        autoscaling.get("targetUtilizationPercentage").unwrap_or(autoscaling),
-                        "autoscaling.targetUtilizationPercentage",
-                        format!("autoscaling.targetUtilizationPercentage: Invalid value: {v}: must be between 1 and 2147483647, inclusive"),
-                    )
-                    .help("the default HPA's CPU target, in percent (OME's is 80)"),
-                );
-            } else {
-                settings.target_utilization_percentage = v;
+        if let Some(autoscaling) = r.map(node, "autoscaling", "") {
+            unknown_keys(
+                autoscaling,
+                &object,
+                "autoscaling",
+                &["targetUtilizationPercentage"],
+                Origin::File,
+                r.diags,
+            );
+            if let Some(v) = r.int(autoscaling, "targetUtilizationPercentage", "autoscaling") {
+                // The HPA's `averageUtilization`, an int32 the API server wants above 0.
+                if v < 1 || v > i64::from(i32::MAX) {
+                    r.diags.push(
+                        settings_error(
+                            &object,
+                            autoscaling.get("targetUtilizationPercentage").unwrap_or(autoscaling),
+                            "autoscaling.targetUtilizationPercentage",
+                            format!("autoscaling.targetUtilizationPercentage: Invalid value: {v}: must be between 1 and 2147483647, inclusive"),
+                        )
+                        .help("the default HPA's CPU target, in percent (OME's is 80)"),
+                    );
+                } else {
+                    settings.target_utilization_percentage = v;
+                }
             }
         }
         if let Some(v) = r.strings(node, "acceleratorResources", "")
@@ -243,10 +290,59 @@ impl Settings {
                 );
             }
         }
-        read_replicas(node, &object, r.diags, &mut settings.replicas);
-        read_budget(node, &object, r.diags, &mut settings.raw_deployment_budget);
+        if let Some(pdb) = node.get("podDisruptionBudget") {
+            read_budget(
+                pdb,
+                "podDisruptionBudget",
+                &object,
+                Origin::File,
+                r.diags,
+                &mut settings.raw_deployment_budget,
+            );
+        }
         settings
     }
+}
+
+/// The settings file, as diagnostics name it.
+fn file_object() -> ObjectRef {
+    ObjectRef {
+        kind: "RenderSettings".into(),
+        namespace: None,
+        name: crate::load::SETTINGS_FILE.into(),
+    }
+}
+
+/// An unknown key of the settings file: an error, with the closest known key.
+fn unknown_setting(object: &ObjectRef, value: &Node, key: &str, known: &[&str]) -> Diagnostic {
+    let help = match closest(key, known) {
+        Some(k) => format!("did you mean `{k}`? (known settings: {})", known.join(", ")),
+        None => format!("known settings: {}", known.join(", ")),
+    };
+    Diagnostic::error(Code::Settings, format!("unknown setting `{key}`"))
+        .at(value.pos)
+        .object(object.clone())
+        .field(key)
+        .help(help)
+}
+
+/// A diagnostic of a setting read from `origin`: `ome::settings::invalid` for the settings
+/// file, `ome::settings::deploy-config` for OME's ConfigMap.
+pub(super) fn settings_diag(
+    origin: Origin,
+    object: &ObjectRef,
+    node: &Node,
+    field: &str,
+    message: String,
+) -> Diagnostic {
+    let code = match origin {
+        Origin::File => Code::Settings,
+        Origin::ConfigMap => Code::DeployConfig,
+    };
+    Diagnostic::error(code, message)
+        .at(node.pos)
+        .object(object.clone())
+        .field(field.trim_start_matches('.'))
 }
 
 fn settings_error(object: &ObjectRef, node: &Node, field: &str, message: String) -> Diagnostic {
@@ -256,151 +352,107 @@ fn settings_error(object: &ObjectRef, node: &Node, field: &str, message: String)
         .field(field)
 }
 
-/// Unknown keys of a settings map are errors.
-fn known_keys(
+/// Unknown keys of a settings map at `path`: in the settings file an error, in OME's
+/// ConfigMap a warning (OME ignores them, so a typo does nothing in the cluster either);
+/// both with the closest known key.
+pub(super) fn unknown_keys(
     node: &Node,
     object: &ObjectRef,
     path: &str,
     known: &[&str],
+    origin: Origin,
     diags: &mut Vec<Diagnostic>,
 ) {
+    let path = path.trim_start_matches('.');
     for (key, value) in node.as_map().into_iter().flat_map(|m| m.iter()) {
-        if !known.contains(&key) {
-            diags.push(
-                settings_error(
-                    object,
-                    value,
-                    &format!("{path}.{key}"),
-                    format!("unknown setting `{path}.{key}`"),
-                )
-                .help(format!("known keys of `{path}`: {}", known.join(", "))),
-            );
+        if known.contains(&key) {
+            continue;
         }
-    }
-}
-
-/// `replicas`: as the chart's values merge, a key left out keeps the chart's value and a
-/// `null` removes it; each value must be a whole number above 0 (OME's own rule).
-fn read_replicas(
-    node: &Node,
-    object: &ObjectRef,
-    diags: &mut Vec<Diagnostic>,
-    out: &mut ReplicaDefaults,
-) {
-    let Some(replicas) = node.get("replicas") else {
-        return;
-    };
-    if replicas.is_null() {
-        *out = ReplicaDefaults {
-            min: None,
-            max_engine: None,
-            max_decoder: None,
-            max_router: None,
+        let field = if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
         };
-        return;
-    }
-    if replicas.as_map().is_none() {
-        diags.push(settings_error(
-            object,
-            replicas,
-            "replicas",
-            "`replicas` must be a map".into(),
-        ));
-        return;
-    }
-    known_keys(
-        replicas,
-        object,
-        "replicas",
-        &["defaultMinReplicas", "defaultMaxReplicas"],
-        diags,
-    );
-    let value =
-        |diags: &mut Vec<Diagnostic>, n: &Node, key: &str, slot: &mut Option<i64>| match &n.value {
-            Value::Null => *slot = None,
-            Value::Int(i) if *i > 0 => *slot = Some(*i),
-            Value::Int(i) => diags.push(settings_error(
-                object,
-                n,
-                &format!("replicas.{key}"),
-                format!("invalid deploy config, replicas.{key} must be > 0, got {i}"),
-            )),
-            _ => diags.push(
-                settings_error(
-                    object,
-                    n,
-                    &format!("replicas.{key}"),
-                    "unable to parse deploy config json".into(),
-                )
-                .help("write a whole number above 0, unquoted"),
+        let help = match closest(key, known) {
+            Some(k) => format!("did you mean `{k}`? (known keys: {})", known.join(", ")),
+            None => format!("known keys: {}", known.join(", ")),
+        };
+        let d = match origin {
+            Origin::File => Diagnostic::error(Code::Settings, format!("unknown setting `{field}`")),
+            Origin::ConfigMap => Diagnostic::warning(
+                Code::DeployConfigUnknown,
+                format!("unknown field `{field}`: OME ignores it"),
             ),
         };
-    if let Some(n) = replicas.get("defaultMinReplicas") {
-        value(diags, n, "defaultMinReplicas", &mut out.min);
-    }
-    if let Some(max) = replicas.get("defaultMaxReplicas") {
-        if max.is_null() {
-            out.max_engine = None;
-            out.max_decoder = None;
-            out.max_router = None;
-        } else if max.as_map().is_some() {
-            known_keys(
-                max,
-                object,
-                "replicas.defaultMaxReplicas",
-                &["engine", "decoder", "router"],
-                diags,
-            );
-            for (key, slot) in [
-                ("engine", &mut out.max_engine),
-                ("decoder", &mut out.max_decoder),
-                ("router", &mut out.max_router),
-            ] {
-                if let Some(n) = max.get(key) {
-                    value(diags, n, &format!("defaultMaxReplicas.{key}"), slot);
-                }
-            }
-        } else {
-            value(diags, max, "defaultMaxReplicas", &mut None);
-        }
+        diags.push(
+            d.at(value.pos)
+                .object(object.clone())
+                .field(field)
+                .help(help),
+        );
     }
 }
 
-/// `podDisruptionBudget.rawDeployment` (and `omeNative`, accepted and unused: OMENative is not
-/// rendered). As in the chart, a mode left out keeps `maxUnavailable: 1`, `null` removes it,
-/// and a mode must end up with exactly one of the two fields.
-fn read_budget(
-    node: &Node,
+/// `podDisruptionBudget`: `rawDeployment` (and `omeNative`, checked and unused: OMENative is
+/// not rendered), each with exactly one of `minAvailable` and `maxUnavailable`. In the
+/// settings file, as the chart's values merge, a mode left out keeps `maxUnavailable: 1` and
+/// `null` removes it; in OME's ConfigMap a mode is as written, and OME refuses an unknown
+/// field there (SEMANTICS.md#deploy-config).
+pub(super) fn read_budget(
+    pdb: &Node,
+    path: &str,
     object: &ObjectRef,
+    origin: Origin,
     diags: &mut Vec<Diagnostic>,
     out: &mut Option<Budget>,
 ) {
-    let Some(pdb) = node.get("podDisruptionBudget") else {
-        return;
-    };
+    let diag =
+        |n: &Node, field: &str, message: String| settings_diag(origin, object, n, field, message);
+    // OME's ConfigMap names the key `podDisruptionBudget` in its messages.
+    let ome = "podDisruptionBudget";
     if pdb.is_null() {
         *out = None;
         return;
     }
     if pdb.as_map().is_none() {
-        diags.push(settings_error(
-            object,
+        diags.push(diag(
             pdb,
-            "podDisruptionBudget",
-            "`podDisruptionBudget` must be a map".into(),
+            path,
+            format!("unable to parse \"{ome}\" config json: expected JSON object"),
         ));
         return;
     }
-    known_keys(
-        pdb,
-        object,
-        "podDisruptionBudget",
-        &["rawDeployment", "omeNative"],
-        diags,
-    );
+    let strict_unknown = |node: &Node, at: &str, known: &[&str], diags: &mut Vec<Diagnostic>| {
+        match origin {
+            Origin::File => unknown_keys(node, object, at, known, origin, diags),
+            Origin::ConfigMap => {
+                for (key, value) in node.as_map().into_iter().flat_map(|m| m.iter()) {
+                    if !known.contains(&key) {
+                        diags.push(
+                            diag(
+                                value,
+                                &format!("{at}.{key}"),
+                                format!("unable to parse \"{ome}\" config json: json: unknown field {key:?}"),
+                            )
+                            .help(match closest(key, known) {
+                                Some(k) => format!("did you mean `{k}`? OME refuses an unknown field in this key"),
+                                None => format!("known fields: {}", known.join(", ")),
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+    };
+    strict_unknown(pdb, path, &["rawDeployment", "omeNative"], diags);
+    if origin == Origin::ConfigMap {
+        // OME's code: no budget unless the ConfigMap gives one.
+        *out = None;
+    }
     for mode in ["rawDeployment", "omeNative"] {
         let Some(m) = pdb.get(mode) else { continue };
-        let path = format!("podDisruptionBudget.{mode}");
+        let at = format!("{path}.{mode}");
+        let named = format!("{ome}.{mode}");
         if m.is_null() {
             if mode == "rawDeployment" {
                 *out = None;
@@ -408,17 +460,20 @@ fn read_budget(
             continue;
         }
         if m.as_map().is_none() {
-            diags.push(settings_error(
-                object,
+            diags.push(diag(
                 m,
-                &path,
-                format!("`{path}` must be a map"),
+                &at,
+                format!("unable to parse \"{ome}\" config json: expected JSON object or null"),
             ));
             continue;
         }
-        known_keys(m, object, &path, &["minAvailable", "maxUnavailable"], diags);
-        // The chart's `maxUnavailable: 1` stays unless the file sets it (to null, to drop it).
-        let mut fields: Vec<(&'static str, Node)> = vec![("maxUnavailable", Node::int(1))];
+        strict_unknown(m, &at, &["minAvailable", "maxUnavailable"], diags);
+        // The settings file: the chart's `maxUnavailable: 1` stays unless the file sets it
+        // (to null, to drop it). OME's ConfigMap: as written.
+        let mut fields: Vec<(&'static str, Node)> = match origin {
+            Origin::File => vec![("maxUnavailable", Node::int(1))],
+            Origin::ConfigMap => Vec::new(),
+        };
         for key in ["minAvailable", "maxUnavailable"] {
             if let Some(v) = m.get(key) {
                 fields.retain(|(k, _)| *k != key);
@@ -429,23 +484,24 @@ fn read_budget(
         }
         if fields.len() != 1 {
             diags.push(
-                settings_error(
-                    object,
+                diag(
                     m,
-                    &path,
-                    format!("fails to create InferenceServicesConfig: exactly one of {path}.minAvailable or {path}.maxUnavailable must be set"),
+                    &at,
+                    format!("fails to create InferenceServicesConfig: exactly one of {named}.minAvailable or {named}.maxUnavailable must be set"),
                 )
-                .help("set `maxUnavailable: null` beside a minAvailable, as with the chart's values"),
+                .help(match origin {
+                    Origin::File => "set `maxUnavailable: null` beside a minAvailable, as with the chart's values",
+                    Origin::ConfigMap => "write one of the two fields",
+                }),
             );
             continue;
         }
         let (field, value) = fields.remove(0);
         if !IntOrStr::of(&value).is_some_and(valid_budget) {
-            diags.push(settings_error(
-                object,
+            diags.push(diag(
                 &value,
-                &format!("{path}.{field}"),
-                format!("fails to create InferenceServicesConfig: {path}.{field} must be a non-negative integer or a percentage from 0% to 100%"),
+                &format!("{at}.{field}"),
+                format!("fails to create InferenceServicesConfig: {named}.{field} must be a non-negative integer or a percentage from 0% to 100%"),
             ));
             continue;
         }

@@ -123,7 +123,11 @@ fn grown(capacity: usize, expected: usize) -> usize {
 /// Builds the catalog of loaded objects.
 fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
     let mut diags = loaded.diags;
-    let mut settings = Settings::read(loaded.settings.as_ref(), &mut diags);
+    let mut settings = Settings::read_all(
+        loaded.settings.as_ref(),
+        loaded.deploy_config.as_ref(),
+        &mut diags,
+    );
     if !options.api_versions.is_empty() {
         let apis = settings.api_versions.get_or_insert_default();
         for entry in &options.api_versions {

@@ -114,7 +114,7 @@ pub(crate) fn render_inference_service(
                 continue;
             }
         };
-        let bounds = autoscaling::bounds(&merged, role, &settings.replicas);
+        let bounds = autoscaling::bounds(&merged, role, &settings.deploy.replicas);
 
         let accelerator = match resolution.accelerator(role) {
             Ok(accelerator) => accelerator,

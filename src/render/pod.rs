@@ -729,12 +729,10 @@ fn apply_defaults(pod: &mut Map, settings: &Settings, default_probe: bool) {
     if pod
         .get("terminationGracePeriodSeconds")
         .is_none_or(Node::is_null)
-        && settings.termination_grace_period_seconds != 30
+        && let Some(grace) = settings.deploy.termination_grace_period_seconds
+        && grace != 30
     {
-        pod.insert(
-            "terminationGracePeriodSeconds",
-            Node::int(settings.termination_grace_period_seconds),
-        );
+        pod.insert("terminationGracePeriodSeconds", Node::int(grace));
     }
 }
 

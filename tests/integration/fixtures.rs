@@ -207,6 +207,13 @@ fixture!(admission_models, "testdata/admission-models");
 fixture!(autoscaling, "testdata/autoscaling");
 fixture!(autoscaling_errors, "testdata/autoscaling-errors");
 fixture!(replica_defaults, "testdata/replica-defaults");
+fixture!(settings_old_layout, "testdata/settings-old-layout");
+fixture!(
+    deploy_config,
+    "testdata/deploy-config/resources.yaml",
+    "--deploy-config",
+    "testdata/deploy-config/cluster/config-map.yaml"
+);
 fixture!(keda, "testdata/keda");
 fixture!(keda_refused, "testdata/keda-refused");
 

@@ -9,6 +9,7 @@
 //! - [`components`]: `ome-render components`, against the shapes of OME's `runtime render` goldens;
 //! - [`completions`]: shell completion with the real bash, zsh and fish, and the manual page;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
+//! - [`deploy_config`]: `--deploy-config`, OME's ConfigMap, against `ome-render.yaml`;
 //! - [`diff`]: `ome-render diff`, its exit codes, labelled diagnostics and `--base-ref`;
 //! - [`action`]: the GitHub Action's metadata (check-jsonschema) and its script against a
 //!   mock GitHub API;
@@ -32,6 +33,7 @@ mod cli;
 mod completions;
 mod components;
 mod contract;
+mod deploy_config;
 mod diff;
 mod fixtures;
 mod flux;
