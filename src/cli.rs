@@ -273,12 +273,10 @@ pub struct ComponentsArgs {
     #[arg(long, value_name = "[NAMESPACE/]NAME")]
     pub isvc: Option<String>,
     /// A manifest file to read, as OME's `-f` (repeatable); without PATH only these are read.
-    /// Needs --deploy-config.
+    /// Needs --deploy-config (OME's ConfigMap inferenceservice-config, whose `deploy`
+    /// defaults are applied).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub filenames: Vec<PathBuf>,
-    /// The ConfigMap inferenceservice-config whose `deploy` defaults are applied.
-    #[arg(long, value_name = "FILE")]
-    pub deploy_config: Option<PathBuf>,
     /// Output encoding: YAML (keys sorted) or indented JSON (OME's field order).
     #[arg(long, value_enum, default_value_t = ComponentsFormat::Yaml, value_name = "FORMAT")]
     pub format: ComponentsFormat,

@@ -170,8 +170,8 @@ pub(crate) fn components(global: &GlobalArgs, args: &ComponentsArgs) -> ExitStat
 }
 
 /// The `--deploy-config` file (the ConfigMap the settings are read from).
-fn deploy_config_path(_global: &GlobalArgs) -> Option<&Path> {
-    None
+fn deploy_config_path(global: &GlobalArgs) -> Option<&Path> {
+    global.deploy_config.as_deref()
 }
 
 /// The view's bytes: YAML with every map's keys sorted (as `sigs.k8s.io/yaml` writes), or

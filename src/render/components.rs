@@ -133,45 +133,126 @@ fn unset(map: &Map, key: &str) -> bool {
 
 /// Fills what OME's `specdefaults` fills from the deploy block on a merged component:
 /// replica bounds (a filled max is raised to an authored min), the termination grace period
-/// of the component's pod, leader and worker, and one worker for a leader and worker without
-/// a size.
-fn apply_deploy_defaults(merged: &mut Node, role: Role, settings: &Settings) {
-    let grace = settings.termination_grace_period_seconds;
+/// of the component's pod, leader and worker, one worker for a leader and worker without a
+/// size, and for an OMENative component `lifecycle` (`minReadySeconds`, the update strategy
+/// and the one budget it reads).
+fn apply_deploy_defaults(merged: &mut Node, role: Role, mode: DeploymentMode, settings: &Settings) {
+    let deploy = &settings.deploy;
     let Some(m) = merged.as_map_mut() else {
         return;
     };
     if unset(m, "minReplicas")
-        && let Some(min) = settings.replicas.min
+        && let Some(min) = deploy.replicas.min
     {
         m.insert("minReplicas", Node::int(min));
     }
     let max_unset = m
         .get("maxReplicas")
         .is_none_or(|n| n.is_null() || n.as_i64() == Some(0));
-    if max_unset && let Some(max) = settings.replicas.max(role) {
+    if max_unset && let Some(max) = deploy.replicas.max(role) {
         let min = m.get("minReplicas").and_then(Node::as_i64);
         m.insert(
             "maxReplicas",
             Node::int(min.filter(|&n| n > max).unwrap_or(max)),
         );
     }
-    if unset(m, "terminationGracePeriodSeconds") {
-        m.insert("terminationGracePeriodSeconds", Node::int(grace));
-    }
-    for part in ["leader", "worker"] {
-        if let Some(p) = m.get_mut(part).and_then(Node::as_map_mut)
-            && unset(p, "terminationGracePeriodSeconds")
-        {
-            p.insert("terminationGracePeriodSeconds", Node::int(grace));
+    if let Some(grace) = deploy.termination_grace_period_seconds {
+        if unset(m, "terminationGracePeriodSeconds") {
+            m.insert("terminationGracePeriodSeconds", Node::int(grace));
+        }
+        for part in ["leader", "worker"] {
+            if let Some(p) = m.get_mut(part).and_then(Node::as_map_mut)
+                && unset(p, "terminationGracePeriodSeconds")
+            {
+                p.insert("terminationGracePeriodSeconds", Node::int(grace));
+            }
         }
     }
     let shaped = |k: &str| m.get(k).is_some_and(|n| !n.is_null());
-    if shaped("leader") && shaped("worker") {
-        if let Some(w) = m.get_mut("worker").and_then(Node::as_map_mut)
-            && unset(w, "size")
-        {
-            w.insert("size", Node::int(1));
+    if shaped("leader")
+        && shaped("worker")
+        && let Some(w) = m.get_mut("worker").and_then(Node::as_map_mut)
+        && unset(w, "size")
+    {
+        w.insert("size", Node::int(1));
+    }
+    if mode == DeploymentMode::OmeNative {
+        let strategy = deploy
+            .update_strategy
+            .as_ref()
+            .and_then(|s| s.get(role.as_str()))
+            .filter(|s| !s.is_null());
+        lifecycle(m, deploy.min_ready_seconds, strategy);
+    }
+}
+
+/// OME's `specdefaults` lifecycle of an OMENative component: `minReadySeconds`, the update
+/// strategy's `type`, and the budget that strategy reads (`maxSurge` for SurgeThenDrain or
+/// no type, else `maxUnavailable`), each only where unset; blocks are added only when a
+/// value is written.
+fn lifecycle(component: &mut Map, min_ready: Option<i64>, strategy: Option<&Node>) {
+    let mut lc = component
+        .get("lifecycle")
+        .filter(|n| n.as_map().is_some())
+        .cloned()
+        .unwrap_or_else(|| Node::map(Map::new()));
+    let mut wrote = false;
+    let Some(l) = lc.as_map_mut() else {
+        return;
+    };
+    if let Some(seconds) = min_ready
+        && unset(l, "minReadySeconds")
+    {
+        l.insert("minReadySeconds", Node::int(seconds));
+        wrote = true;
+    }
+    if let Some(strategy) = strategy {
+        let mut us = l
+            .get("updateStrategy")
+            .filter(|n| n.as_map().is_some())
+            .cloned()
+            .unwrap_or_else(|| Node::map(Map::new()));
+        let mut us_wrote = false;
+        if let Some(u) = us.as_map_mut() {
+            let typed = u
+                .get("type")
+                .and_then(Node::as_str)
+                .filter(|t| !t.is_empty());
+            let mut kind = typed.map(str::to_string);
+            if typed.is_none()
+                && let Some(t) = strategy
+                    .get("type")
+                    .and_then(Node::as_str)
+                    .filter(|t| !t.is_empty())
+            {
+                u.insert("type", Node::str(t));
+                kind = Some(t.to_string());
+                us_wrote = true;
+            }
+            let surges = kind.as_deref().is_none_or(|t| t == "SurgeThenDrain");
+            let field = if surges { "maxSurge" } else { "maxUnavailable" };
+            if let Some(budget) = strategy.get(field).filter(|b| !b.is_null()) {
+                let mut ru = u
+                    .get("rollingUpdate")
+                    .filter(|n| n.as_map().is_some())
+                    .cloned()
+                    .unwrap_or_else(|| Node::map(Map::new()));
+                if let Some(r) = ru.as_map_mut()
+                    && unset(r, field)
+                {
+                    r.insert(field, budget.clone());
+                    u.insert("rollingUpdate", ru);
+                    us_wrote = true;
+                }
+            }
         }
+        if us_wrote {
+            l.insert("updateStrategy", us);
+            wrote = true;
+        }
+    }
+    if wrote {
+        component.insert("lifecycle", lc);
     }
 }
 
@@ -238,7 +319,7 @@ pub(crate) fn rendered_inference_service(
             None => component_mode(isvc, role, &merged),
         };
         if virtual_source.is_none() {
-            apply_deploy_defaults(&mut merged, role, settings);
+            apply_deploy_defaults(&mut merged, role, mode, settings);
         }
         let type_name = match role {
             Role::Engine => "EngineSpec",

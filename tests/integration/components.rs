@@ -8,11 +8,24 @@ use std::fs;
 use std::path::Path;
 
 const SETTINGS: &str = "\
-terminationGracePeriodSeconds: 30
-replicas:
-  defaultMinReplicas: 2
-  defaultMaxReplicas: {engine: 5}
+deploy:
+  terminationGracePeriodSeconds: 30
+  replicas:
+    defaultMinReplicas: 2
+    defaultMaxReplicas: {engine: 5}
 ";
+
+/// The same defaults as OME's ConfigMap, whose `deploy` key holds JSON.
+const CONFIG_MAP: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: inferenceservice-config
+  namespace: ome
+data:
+  deploy: |
+    {"defaultDeploymentMode": "RawDeployment", "terminationGracePeriodSeconds": 30,
+     "replicas": {"defaultMinReplicas": 2, "defaultMaxReplicas": {"engine": 5}}}
+"#;
 
 const SERVICE: &str = "\
 apiVersion: ome.io/v1beta1
@@ -485,5 +498,114 @@ fn a_service_level_virtual_deployment_gets_no_defaults() {
         !out.stdout.contains("terminationGracePeriodSeconds"),
         "{}",
         out.stdout
+    );
+}
+
+#[test]
+fn deploy_config_with_f_files_reads_only_them_and_names_the_config_map_file() {
+    let dir = setup(
+        "components-deploy-config",
+        &[
+            ("deploy.yaml", CONFIG_MAP),
+            ("service.yaml", SERVICE),
+            ("runtimes.yaml", RUNTIMES),
+            // Not named by -f, so not read: it would make the service ambiguous.
+            ("stray.yaml", SERVICE),
+        ],
+    );
+    let out = run_in(
+        &dir,
+        &[
+            "components",
+            "-f",
+            "service.yaml",
+            "-f",
+            "runtimes.yaml",
+            "--deploy-config",
+            "deploy.yaml",
+        ],
+        &[],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc = item(
+        "summarise",
+        "lab",
+        4,
+        true,
+        "registry.example/sglang:0.5",
+        "",
+    )
+    .replace(
+        "  name: inferenceservice-config\n  origin: Settings\n",
+        "  name: deploy.yaml\n  origin: File\n",
+    );
+    assert_eq!(
+        out.stdout,
+        format!(
+            "apiVersion: cli.ome.io/v1alpha1\nitems:\n{}kind: RenderedInferenceServiceList\n",
+            listed(&doc)
+        )
+    );
+    // The same defaults through ome-render.yaml give the same specs.
+    let dir2 = setup(
+        "components-deploy-config-same",
+        &[
+            ("ome-render.yaml", SETTINGS),
+            ("service.yaml", SERVICE),
+            ("runtimes.yaml", RUNTIMES),
+        ],
+    );
+    let settings = run_in(&dir2, &["components", "."], &[], None);
+    let spec = |s: &str| {
+        s.split("  deployDefaults")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(spec(&settings.stdout), spec(&out.stdout));
+
+    let bad = CONFIG_MAP.replace("\"defaultMinReplicas\": 2", "\"defaultMinReplicas\": 0");
+    fs::write(dir.join("bad.yaml"), bad).expect("fixture");
+    fails(
+        &dir,
+        &[
+            "components",
+            "-f",
+            "service.yaml",
+            "-f",
+            "runtimes.yaml",
+            "--deploy-config",
+            "bad.yaml",
+        ],
+        "invalid deploy config, replicas.defaultMinReplicas must be > 0, got 0",
+    );
+    fails(
+        &dir,
+        &[
+            "components",
+            "-f",
+            "runtimes.yaml",
+            "--deploy-config",
+            "deploy.yaml",
+        ],
+        "no InferenceService in -f files",
+    );
+    fails(
+        &dir,
+        &[
+            "components",
+            "--isvc",
+            "gone",
+            "-n",
+            "lab",
+            "-f",
+            "service.yaml",
+            "-f",
+            "runtimes.yaml",
+            "--deploy-config",
+            "deploy.yaml",
+        ],
+        "InferenceService lab/gone not found in -f files",
     );
 }
