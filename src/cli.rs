@@ -96,6 +96,9 @@ pub enum Command {
     /// Run as a KRM function (kustomize, kpt): a ResourceList on standard input, a
     /// ResourceList on standard output. `ome-render-krm` with no arguments does the same.
     Krm,
+    /// Print the Argo CD plugin's parameter announcement (its `parameters.dynamic` command).
+    #[command(hide = true)]
+    ArgocdParameters,
 }
 
 /// Flags every subcommand takes, before or after it: where the input comes from and how

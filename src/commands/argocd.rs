@@ -7,7 +7,9 @@
 //! - `ARGOCD_ENV_<NAME>` (its `spec.source.plugin.env`; lists comma-separated);
 //! - `ARGOCD_APP_NAMESPACE`, the destination namespace, as the default namespace.
 //!
-//! for the names `namespace`, `strict`, `kinds`, `include` and `exclude`. Flags on the
+//! for the names `namespace`, `strict`, `kinds`, `include`, `exclude` and `deployConfig`.
+//! `ome-render argocd-parameters` prints the announcement of these parameters that the
+//! plugin's `parameters.dynamic` command gives Argo CD (CMP v2). Flags on the
 //! command line win, then parameters, then `ARGOCD_ENV_*`. All of it only when
 //! `ARGOCD_APP_NAME` is set, as Argo CD sets it for every plugin command: outside Argo CD the
 //! environment changes nothing.
@@ -16,7 +18,19 @@ use crate::cli::{GlobalArgs, RenderArgs};
 use std::collections::BTreeMap;
 
 /// The parameters the plugin announces (`deploy/argocd/plugin.yaml`).
-const PARAMETERS: &[&str] = &["namespace", "strict", "kinds", "include", "exclude"];
+const PARAMETERS: &[&str] = &[
+    "namespace",
+    "strict",
+    "kinds",
+    "include",
+    "exclude",
+    "deployConfig",
+];
+
+/// Whether a parameter is a list (an array parameter, or comma-separated).
+fn is_list(name: &str) -> bool {
+    matches!(name, "kinds" | "include" | "exclude")
+}
 
 /// The variable Argo CD sets for every plugin command.
 const APP_NAME: &str = "ARGOCD_APP_NAME";
@@ -83,7 +97,7 @@ impl PluginEnv {
         env.app_namespace = vars.get(APP_NAMESPACE).filter(|v| !v.is_empty()).cloned();
         for &name in PARAMETERS {
             let param = format!("PARAM_{}", escaped(name));
-            let list = name != "namespace" && name != "strict";
+            let list = is_list(name);
             // An array parameter: PARAM_<NAME>_0, _1, … in index order.
             let mut indexed: Vec<(usize, &String, &String)> = vars
                 .iter()
@@ -148,6 +162,25 @@ impl PluginEnv {
                 }
             };
         }
+        if g.deploy_config.is_none()
+            && let Some(v) = self.values.get("deployConfig")
+        {
+            let text = v.items.first().map_or("", String::as_str);
+            let path = std::path::Path::new(text);
+            // The Application's repository is untrusted input: a path inside it only.
+            if path.components().any(|c| {
+                !matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            }) {
+                return Err(format!(
+                    "{}={text}: the deployConfig parameter is a path inside the Application's source directory (relative, without `..`)",
+                    v.from
+                ));
+            }
+            g.deploy_config = Some(path.to_path_buf());
+        }
         for (name, slot) in [("include", &mut g.include), ("exclude", &mut g.exclude)] {
             if slot.is_empty()
                 && let Some(v) = self.values.get(name)
@@ -168,6 +201,92 @@ impl PluginEnv {
         }
         a
     }
+}
+
+/// One parameter as the plugin announces it: name, title, tooltip, and a list or a string
+/// with its default.
+struct Announced {
+    name: &'static str,
+    title: &'static str,
+    tooltip: &'static str,
+    default: Option<String>,
+}
+
+/// The announcement of the plugin's parameters (CMP v2 `parameters.dynamic`), a JSON list
+/// as Argo CD reads it: each parameter ome-render reads from the plugin environment, its
+/// string default (the namespace defaults to the Application's destination namespace).
+pub(crate) fn announcement(app_namespace: Option<&str>) -> String {
+    let parameters = [
+        Announced {
+            name: "namespace",
+            title: "Namespace of objects written without one",
+            tooltip: "Default: the Application's destination namespace",
+            default: Some(app_namespace.unwrap_or("").to_string()),
+        },
+        Announced {
+            name: "strict",
+            title: "Treat warnings as errors (true or false)",
+            tooltip: "A render with warnings fails, and Argo CD keeps what is applied",
+            default: Some("false".to_string()),
+        },
+        Announced {
+            name: "kinds",
+            title: "Write only these kinds (e.g. Deployment)",
+            tooltip: "Empty: every kind",
+            default: None,
+        },
+        Announced {
+            name: "include",
+            title: "Read only files matching these globs",
+            tooltip: "Globs relative to the source directory",
+            default: None,
+        },
+        Announced {
+            name: "exclude",
+            title: "Skip files matching these globs",
+            tooltip: "Globs relative to the source directory",
+            default: None,
+        },
+        Announced {
+            name: "deployConfig",
+            title: "OME's ConfigMap inferenceservice-config (a file of the source)",
+            tooltip: "Its deploy, ingress and podDisruptionBudget settings replace those of ome-render.yaml",
+            default: Some(String::new()),
+        },
+    ];
+    let mut out = Vec::new();
+    out.push(b'[');
+    for (i, p) in parameters.iter().enumerate() {
+        debug_assert!(PARAMETERS.contains(&p.name) && is_list(p.name) == p.default.is_none());
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"name\":");
+        crate::yaml::emit::write_json_string(p.name, &mut out);
+        out.extend_from_slice(b",\"title\":");
+        crate::yaml::emit::write_json_string(p.title, &mut out);
+        out.extend_from_slice(b",\"tooltip\":");
+        crate::yaml::emit::write_json_string(p.tooltip, &mut out);
+        match &p.default {
+            Some(text) => {
+                out.extend_from_slice(b",\"string\":");
+                crate::yaml::emit::write_json_string(text, &mut out);
+            }
+            None => out.extend_from_slice(b",\"collectionType\":\"array\",\"array\":[]"),
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]\n");
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `ome-render argocd-parameters`: prints the announcement for the plugin's
+/// `parameters.dynamic` command.
+pub(crate) fn parameters() -> super::ExitStatus {
+    use std::io::Write as _;
+    let namespace = std::env::var(APP_NAMESPACE).ok().filter(|n| !n.is_empty());
+    let text = announcement(namespace.as_deref());
+    super::stdout_written(std::io::stdout().lock().write_all(text.as_bytes()))
 }
 
 #[cfg(test)]
@@ -233,6 +352,39 @@ mod tests {
         ]);
         assert_eq!(outside, PluginEnv::default());
         assert_eq!(outside.global(&cli(&[]).global).unwrap().namespace, None);
+    }
+
+    #[test]
+    fn the_announcement_lists_every_parameter_read() {
+        let text = announcement(Some("team-a"));
+        let names: Vec<&str> = text
+            .split("\"name\":\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+            .collect();
+        assert_eq!(names, PARAMETERS);
+        assert!(text.contains("{\"name\":\"namespace\",\"title\":\"Namespace of objects written without one\",\"tooltip\":\"Default: the Application's destination namespace\",\"string\":\"team-a\"}"), "{text}");
+        assert!(text.contains("\"name\":\"kinds\",\"title\":\"Write only these kinds (e.g. Deployment)\",\"tooltip\":\"Empty: every kind\",\"collectionType\":\"array\",\"array\":[]"), "{text}");
+    }
+
+    #[test]
+    fn a_deploy_config_parameter_stays_inside_the_source() {
+        let e = env(&[
+            ("ARGOCD_APP_NAME", "x"),
+            ("PARAM_DEPLOYCONFIG", "cluster/cm.yaml"),
+        ]);
+        assert_eq!(
+            e.global(&cli(&[]).global).unwrap().deploy_config,
+            Some(std::path::PathBuf::from("cluster/cm.yaml"))
+        );
+        for outside in ["/etc/passwd", "../other/cm.yaml"] {
+            let e = env(&[("ARGOCD_APP_NAME", "x"), ("PARAM_DEPLOYCONFIG", outside)]);
+            let err = e.global(&cli(&[]).global).unwrap_err();
+            assert!(
+                err.contains("inside the Application's source directory"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

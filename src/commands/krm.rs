@@ -41,6 +41,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "include",
     "exclude",
     "settings",
+    "deployConfig",
     "keepOme",
     "allowEmpty",
     "loadRestrictor",
@@ -65,6 +66,8 @@ struct FunctionConfig {
     include: Vec<String>,
     exclude: Vec<String>,
     settings: Option<PathBuf>,
+    /// OME's ConfigMap (`--deploy-config`), relative to the current directory.
+    deploy_config: Option<PathBuf>,
     keep_ome: bool,
     allow_empty: bool,
     /// Whether `paths` may lead outside the current directory (`loadRestrictor:
@@ -188,6 +191,10 @@ impl FunctionConfig {
             .str(spec, "settings", "spec")
             .filter(|s| !s.is_empty())
             .map(PathBuf::from);
+        self.deploy_config = r
+            .str(spec, "deployConfig", "spec")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
         self.keep_ome = r.bool(spec, "keepOme", "spec").unwrap_or(false);
         self.allow_empty = r.bool(spec, "allowEmpty", "spec").unwrap_or(false);
         if let Some(node) = spec.get("loadRestrictor") {
@@ -252,6 +259,9 @@ impl FunctionConfig {
                 "settings" => {
                     self.settings = Some(PathBuf::from(&text)).filter(|_| !text.is_empty())
                 }
+                "deployConfig" => {
+                    self.deploy_config = Some(PathBuf::from(&text)).filter(|_| !text.is_empty())
+                }
                 "keepOme" => flag(&mut self.keep_ome),
                 "allowEmpty" => flag(&mut self.allow_empty),
                 "loadRestrictor" => self.load_restrictor(value, object, diags),
@@ -276,6 +286,9 @@ impl FunctionConfig {
         }
         if self.settings.is_some() {
             g.settings = self.settings.clone();
+        }
+        if self.deploy_config.is_some() {
+            g.deploy_config = self.deploy_config.clone();
         }
         g
     }
@@ -524,6 +537,23 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
     let mut config_diags = Vec::new();
     let config = FunctionConfig::read(list.function_config.as_ref(), &mut config_diags);
     if !config.paths_anywhere {
+        for path in paths_outside(config.deploy_config.as_slice()) {
+            let mut d = Diagnostic::error(
+                Code::KrmFunctionConfig,
+                format!(
+                    "`deployConfig` {path} leads outside the current directory (under kustomize: the kustomization's); it is not read"
+                ),
+            )
+            .help(format!(
+                "keep OME's ConfigMap under the kustomization's directory; `loadRestrictor: {LOAD_RESTRICTIONS_NONE}` allows it"
+            ));
+            if let Some(config) = list.function_config.as_ref() {
+                d = d.at(config
+                    .at(&["spec", "deployConfig"])
+                    .map_or(config.pos, |n| n.pos));
+            }
+            config_diags.push(d);
+        }
         for path in paths_outside(&config.paths) {
             let mut d = Diagnostic::error(
                 Code::KrmFunctionConfig,
@@ -701,7 +731,7 @@ mod tests {
     #[test]
     fn an_om_render_spec_mirrors_the_flags() {
         let (c, diags) = config(
-            "apiVersion: render.ome-render.io/v1alpha1\nkind: OmeRender\nmetadata: {name: r}\nspec:\n  paths: [./manifests]\n  namespace: team-a\n  strict: true\n  kinds: [Deployment]\n  include: ['*.yaml']\n  exclude: [old/*]\n  settings: cluster.yaml\n  keepOme: true\n  allowEmpty: true\n  quiet: true\n",
+            "apiVersion: render.ome-render.io/v1alpha1\nkind: OmeRender\nmetadata: {name: r}\nspec:\n  paths: [./manifests]\n  namespace: team-a\n  strict: true\n  kinds: [Deployment]\n  include: ['*.yaml']\n  exclude: [old/*]\n  settings: cluster.yaml\n  deployConfig: cluster/config-map.yaml\n  keepOme: true\n  allowEmpty: true\n  quiet: true\n",
         );
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(
@@ -715,6 +745,7 @@ mod tests {
                 include: vec!["*.yaml".into()],
                 exclude: vec!["old/*".into()],
                 settings: Some(PathBuf::from("cluster.yaml")),
+                deploy_config: Some(PathBuf::from("cluster/config-map.yaml")),
                 keep_ome: true,
                 allow_empty: true,
                 paths_anywhere: false,

@@ -79,6 +79,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::Man) => shell::man(),
         Some(Command::Components(args)) => components::components(global, args),
         Some(Command::Krm) => krm::krm(global),
+        Some(Command::ArgocdParameters) => argocd::parameters(),
     }
 }
 

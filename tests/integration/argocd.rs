@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// `plugin.yaml`'s fields the contract needs, read with PyYAML: the generate command and
-/// arguments, the discovery file name, the announced parameters.
+/// arguments, the discovery file name, the command that announces the parameters.
 struct Plugin {
     argv: Vec<String>,
     discover: String,
@@ -47,7 +47,7 @@ fn python(script: &str, stdin: &str) -> String {
 
 fn plugin() -> Plugin {
     let text = fs::read_to_string(repo_root().join("deploy/argocd/plugin.yaml")).unwrap();
-    let script = "import sys, yaml\np = yaml.safe_load(sys.stdin)\nassert p['apiVersion'] == 'argoproj.io/v1alpha1' and p['kind'] == 'ConfigManagementPlugin'\ng = p['spec']['generate']\nprint('\\t'.join(g['command'] + g.get('args', [])))\nprint(p['spec']['discover']['fileName'])\nprint('\\t'.join(x['name'] for x in p['spec']['parameters']['static']))\n";
+    let script = "import sys, yaml\np = yaml.safe_load(sys.stdin)\nassert p['apiVersion'] == 'argoproj.io/v1alpha1' and p['kind'] == 'ConfigManagementPlugin'\ng = p['spec']['generate']\nprint('\\t'.join(g['command'] + g.get('args', [])))\nprint(p['spec']['discover']['fileName'])\nprint('\\t'.join(p['spec']['parameters']['dynamic']['command']))\nassert 'static' not in p['spec']['parameters']\n";
     let out = python(script, &text);
     let mut lines = out.lines();
     let mut next = || lines.next().expect("a line").to_string();
@@ -198,9 +198,31 @@ fn the_plugin_announces_what_ome_render_reads_and_discovers_by_its_marker() {
     let p = plugin();
     assert_eq!(p.argv, ["/usr/local/bin/ome-render", "render", "."]);
     assert_eq!(p.discover, "./ome-render.yaml");
+    // The dynamic command, run as Argo CD runs it, announces every parameter ome-render
+    // reads, each as Argo CD's parameter announcement has it (read with Python's json).
     assert_eq!(
         p.parameters,
-        ["namespace", "strict", "kinds", "include", "exclude"]
+        ["/usr/local/bin/ome-render", "argocd-parameters"]
+    );
+    let out = crate::support::run_with(
+        &p.parameters[1..]
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        &[
+            ("ARGOCD_APP_NAME", "llama"),
+            ("ARGOCD_APP_NAMESPACE", "team-a"),
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = python(
+        "import sys, json\nfor a in json.load(sys.stdin):\n    assert set(a) <= {'name', 'title', 'tooltip', 'string', 'collectionType', 'array'}, a\n    print(a['name'], a.get('string', a.get('collectionType')))\n",
+        &out.stdout,
+    );
+    assert_eq!(
+        names,
+        "namespace team-a\nstrict false\nkinds array\ninclude array\nexclude array\ndeployConfig \n"
     );
     assert!(
         app("argocd-discover", false)
