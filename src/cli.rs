@@ -79,6 +79,20 @@ pub enum Command {
     /// Show a runtime's inheritance tree and the InferenceServices that use it, like
     /// `kubectl ome runtime tree`.
     Tree(TreeArgs),
+    /// Print each InferenceService's merged and defaulted component specs as OME's
+    /// `kubectl ome runtime render` does (a cli.ome.io/v1alpha1 RenderedInferenceServiceList).
+    #[command(
+        long_about = "Print each InferenceService's merged and defaulted component specs (the \
+            runtime merged in, each component's deployment mode, the deploy defaults filled) as \
+            OME's `kubectl ome runtime render` prints them from files: a cli.ome.io/v1alpha1 \
+            RenderedInferenceServiceList, sorted by namespace and name, or with --isvc one \
+            RenderedInferenceService. Inputs are decoded strictly, as OME's file mode decodes \
+            them: an unknown field or a duplicate key is an error. If any InferenceService fails, \
+            every failure is reported and nothing is printed (exit 1).\n\nWARNING: the output \
+            is not redacted; it holds literal environment values and anything placed inline. \
+            It cannot be applied."
+    )]
+    Components(ComponentsArgs),
     /// Run as a KRM function (kustomize, kpt): a ResourceList on standard input, a
     /// ResourceList on standard output. `ome-render-krm` with no arguments does the same.
     Krm,
@@ -254,6 +268,31 @@ pub struct ExplainArgs {
     /// Output format of the table.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
     pub format: ExplainFormat,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ComponentsArgs {
+    /// Files or directories to read; `-` reads standard input. Default: the current
+    /// directory, unless -f names files.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Print one RenderedInferenceService, NAMESPACE/NAME (or NAME in `--namespace`).
+    #[arg(long, value_name = "[NAMESPACE/]NAME")]
+    pub isvc: Option<String>,
+    /// A manifest file to read, as OME's `-f` (repeatable); without PATH only these are read.
+    /// Needs --deploy-config (OME's ConfigMap inferenceservice-config, whose `deploy`
+    /// defaults are applied).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filenames: Vec<PathBuf>,
+    /// Output encoding: YAML (keys sorted) or indented JSON (OME's field order).
+    #[arg(long, value_enum, default_value_t = ComponentsFormat::Yaml, value_name = "FORMAT")]
+    pub format: ComponentsFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComponentsFormat {
+    Yaml,
+    Json,
 }
 
 #[derive(Args, Debug, Clone)]

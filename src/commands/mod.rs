@@ -8,6 +8,7 @@
 )]
 
 pub(crate) mod argocd;
+pub(crate) mod components;
 pub(crate) mod diff;
 pub(crate) mod effective;
 pub(crate) mod explain;
@@ -85,6 +86,7 @@ pub(crate) fn run(cli: &Cli) -> ExitStatus {
         Some(Command::ModelMetadata(args)) => model_metadata::model_metadata(global, args),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
+        Some(Command::Components(args)) => components::components(global, args),
         Some(Command::Krm) => krm::krm(global),
         Some(Command::ArgocdParameters) => argocd::parameters(),
         Some(Command::SettingsSchema) => {

@@ -191,6 +191,12 @@ pub(crate) enum Code {
     ApiUnserved,
     /// Without a list of the cluster's APIs: the non-built-in APIs the output needs.
     ApisNeeded,
+    /// `components` refuses its input as OME's `runtime render` does: `-f` without
+    /// `--deploy-config`, an InferenceService not in the files, none at all, failing
+    /// services (SEMANTICS.md#components).
+    ComponentsInput,
+    /// `components` skips an object that is no InferenceService, runtime or model (a note).
+    ComponentsIgnored,
 }
 
 impl Code {
@@ -272,6 +278,8 @@ impl Code {
             Code::PodWebhook => "ome::render::pod-webhook",
             Code::ApiUnserved => "ome::render::api-unserved",
             Code::ApisNeeded => "ome::render::apis-needed",
+            Code::ComponentsInput => "ome::components::input",
+            Code::ComponentsIgnored => "ome::components::ignored",
         }
     }
 }

@@ -11,6 +11,7 @@
 pub(crate) mod api_server;
 pub(crate) mod autoscaling;
 pub(crate) mod component;
+pub(crate) mod components;
 pub(crate) mod metadata;
 pub(crate) mod mode;
 pub(crate) mod multinode;

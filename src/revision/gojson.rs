@@ -65,6 +65,19 @@ pub(crate) fn canonical(spec: &Node) -> Canonical {
     }
 }
 
+/// A component spec (`type_name`: `EngineSpec`, `DecoderSpec` or `RouterSpec`) as Go's
+/// `json.Marshal` writes the typed value decoded from a manifest: fields in declaration
+/// order, `omitempty` fields left out when empty, other fields written (`resources: {}`),
+/// quantities canonical, fields the Go types lack dropped, no CRD defaults
+/// (SEMANTICS.md#components).
+pub(crate) fn go_value(type_name: &str, node: &Node) -> Node {
+    let mut ctx = Ctx {
+        as_decoded: true,
+        ..Ctx::default()
+    };
+    encode_struct(type_name, node, &mut ctx).0
+}
+
 /// `spec` (a runtime spec) with its keys in Go's order, values as written: each struct's
 /// fields in declaration order (an embedded struct's in its place), then any field the table
 /// does not know, by name; a map's keys by name, as Go writes them. Nothing is added,
@@ -133,6 +146,9 @@ fn fields_in_order(fields: &[gotypes::Field], m: &Map, out: &mut Map) {
 struct Ctx {
     path: Vec<String>,
     opaque: Option<String>,
+    /// Leave the CRD's schema defaults out: the value as Go decodes a manifest, not as the
+    /// API server stores it.
+    as_decoded: bool,
 }
 
 impl Ctx {
@@ -243,6 +259,7 @@ fn encode_fields(name: &str, map: &Map, full: &mut Map, compact: &mut Map, ctx: 
         let defaulted;
         let mut present = map.get(json).filter(|n| !n.is_null());
         if present.is_none()
+            && !ctx.as_decoded
             && let Some(d) = gotypes::default_of(name, json)
         {
             defaulted = default_node(d);
@@ -411,6 +428,47 @@ pub(crate) fn write_go_json(node: &Node, out: &mut Vec<u8>) {
             }
             out.push(b'}');
         }
+    }
+}
+
+/// Writes `node` as Go's `json.MarshalIndent(v, "", "  ")` does: one entry per line,
+/// two spaces per level, `{}` and `[]` for empty maps and lists, strings escaped as
+/// [`write_go_json`] escapes them.
+pub(crate) fn write_go_json_indented(node: &Node, level: usize, out: &mut Vec<u8>) {
+    let newline = |out: &mut Vec<u8>, level: usize| {
+        out.push(b'\n');
+        for _ in 0..level {
+            out.extend_from_slice(b"  ");
+        }
+    };
+    match &node.value {
+        Value::Seq(items) if !items.is_empty() => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                newline(out, level + 1);
+                write_go_json_indented(item, level + 1, out);
+            }
+            newline(out, level);
+            out.push(b']');
+        }
+        Value::Map(m) if !m.is_empty() => {
+            out.push(b'{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                newline(out, level + 1);
+                write_go_string(k, out);
+                out.extend_from_slice(b": ");
+                write_go_json_indented(v, level + 1, out);
+            }
+            newline(out, level);
+            out.push(b'}');
+        }
+        _ => write_go_json(node, out),
     }
 }
 

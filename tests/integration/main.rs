@@ -6,6 +6,7 @@
 //! - [`bad`]: each `testdata/bad/<case>/` has one thing wrong and must fail with its file and
 //!   line, compared with a reviewed snapshot;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
+//! - [`components`]: `ome-render components`, against the shapes of OME's `runtime render` goldens;
 //! - [`completions`]: shell completion with the real bash, zsh and fish, and the manual page;
 //! - [`contract`]: the command line as a platform engineer meets it, item by item;
 //! - [`deploy_config`]: `--deploy-config`, OME's ConfigMap, against `ome-render.yaml`;
@@ -31,6 +32,7 @@ mod argocd;
 mod bad;
 mod cli;
 mod completions;
+mod components;
 mod contract;
 mod deploy_config;
 mod diff;
