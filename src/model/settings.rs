@@ -19,9 +19,9 @@
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
 //! ```
 
-mod ingress;
+pub(crate) mod ingress;
 
-pub(crate) use ingress::IngressConfig;
+pub(crate) use ingress::{GatewaySpec, IngressConfig};
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
@@ -64,10 +64,6 @@ pub(crate) enum Origin {
     /// `ome-render.yaml`: an unknown key is an error, as a typo there would do nothing.
     File,
     /// OME's ConfigMap `inferenceservice-config`: OME ignores unknown keys; a warning.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "read by --deploy-config, being built (#31)")
-    )]
     ConfigMap,
 }
 

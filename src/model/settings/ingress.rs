@@ -185,7 +185,7 @@ impl IngressConfig {
             *self = IngressConfig::zero();
         }
         unknown_keys(r, node, "ingress", KEYS, origin);
-        let mut string = |r: &mut Reader, key: &str, slot: &mut String| {
+        let string = |r: &mut Reader, key: &str, slot: &mut String| {
             if let Some(v) = r.str(node, key, "ingress") {
                 *slot = v;
             }
@@ -219,7 +219,7 @@ impl IngressConfig {
                 r.strings(node, "additionalIngressDomains", "ingress")
             };
         }
-        let mut flag = |r: &mut Reader, key: &str, slot: &mut bool| {
+        let flag = |r: &mut Reader, key: &str, slot: &mut bool| {
             if let Some(v) = r.bool(node, key, "ingress") {
                 *slot = v;
             }
@@ -283,7 +283,7 @@ impl IngressConfig {
     /// OME's load-time checks of the `ingress` entry, with OME's messages: the controller
     /// refuses to reconcile with a config that fails them.
     fn check(&self, r: &mut Reader, node: &Node) {
-        let mut fail = |r: &mut Reader, key: &str, message: String, help: &str| {
+        let fail = |r: &mut Reader, key: &str, message: String, help: &str| {
             r.diags.push(
                 Diagnostic::error(Code::Settings, message)
                     .at(node.get(key).map_or(node.pos, |n| n.pos))
