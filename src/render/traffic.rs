@@ -84,7 +84,7 @@ pub(crate) fn render(
     }
 }
 
-/// The Services an Ingress or the top-level route sends to, and the default port.
+/// The port of an Ingress rule to a component whose Service is not rendered.
 pub(crate) fn ingress_port_default() -> i64 {
     COMMON_ISVC_PORT
 }
