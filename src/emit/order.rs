@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn traffic_kinds_come_after_the_legacy_list_by_group() {
-        let mut v = vec![
+        let mut v = [
             obj("gateway.networking.k8s.io/v1", "HTTPRoute", Some("a"), "r"),
             obj("networking.k8s.io/v1", "Ingress", Some("a"), "i"),
             obj(

@@ -190,7 +190,12 @@ pub(crate) const KINDS: &[Kind] = &[
         Rendered,
     ),
     row("ScaledObject", "keda.sh", Namespaced, Rendered),
-    row("HTTPRoute", "gateway.networking.k8s.io", Namespaced, Rendered),
+    row(
+        "HTTPRoute",
+        "gateway.networking.k8s.io",
+        Namespaced,
+        Rendered,
+    ),
     row(
         "BackendTrafficPolicy",
         "gateway.envoyproxy.io",

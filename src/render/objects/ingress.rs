@@ -186,8 +186,10 @@ mod tests {
     #[test]
     fn a_bad_host_is_an_error_and_no_ingress() {
         let s = isvc("{metadata: {name: s}, spec: {engine: {}}}");
-        let mut c = IngressConfig::default();
-        c.domain_template = "{{ .Name }}".into();
+        let c = IngressConfig {
+            domain_template: "{{ .Name }}".into(),
+            ..IngressConfig::default()
+        };
         let mut diags = Vec::new();
         assert!(ingress(&s, &c, &HashMap::new(), &mut diags).is_none());
         assert!(diags[0].is_error());
