@@ -6,6 +6,8 @@
 #   scripts/bench.sh [RUNS]           every case, RUNS alternating runs each (default 5)
 #   scripts/bench.sh --quick [RUNS]   the main corpus only (directory vs floor)
 #   scripts/bench.sh --diff [RUNS]    one render vs `diff` against a changed copy, only
+#   scripts/bench.sh --ingress [RUNS] one render vs the same with ingress creation enabled
+#                                     (an Ingress each) and with the Gateway API, only
 #
 # Each timed run follows an untimed run of the same case (BENCH_WARMUP=0: none).
 # Prints each case's median (and fastest) wall time and peak memory, then each ratio with its
@@ -16,9 +18,10 @@
 # for the API server's pod checks first (scripts/bench-pods-valid.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-quick= diff_only=
+quick= diff_only= ingress_only=
 if [ "${1:-}" = --quick ]; then quick=1; shift; fi
 if [ "${1:-}" = --diff ]; then diff_only=1; shift; fi
+if [ "${1:-}" = --ingress ]; then ingress_only=1; diff_only=1; shift; fi
 runs=${1:-5}
 bench=${BENCH:-../shared/bench}
 [ -f "$bench/gen.py" ] || { echo "bench: $bench/gen.py not found" >&2; exit 2; }
@@ -57,6 +60,17 @@ changed_copy() { # dir: a copy as a pull request changes it — 5 runtimes (the 
   echo "$copy"
 }
 
+settings_copy() { # dir name settings: a copy of the corpus with `settings` as its
+  # ome-render.yaml
+  local copy=$1-$2
+  if [ ! -d "$copy" ]; then
+    rm -rf "$copy.new"; cp -r "$1" "$copy.new"
+    printf '%s\n' "$3" >"$copy.new/ome-render.yaml"
+    mv "$copy.new" "$copy"
+  fi
+  echo "$copy"
+}
+
 cargo build --release --quiet
 ome=target/release/ome-render
 main=$(corpus 10000 1000 1000)
@@ -72,7 +86,10 @@ if [ -z "$diff_only" ]; then
   case_ floor "$floor $main $out"
 fi
 case_ dir "$ome -q $main"
-if [ -n "$diff_only" ]; then
+if [ -n "$ingress_only" ]; then
+  case_ dir-ingress "$ome -q $(settings_copy "$main" ingress 'ingress: {disableIngressCreation: false}')"
+  case_ dir-gateway "$ome -q $(settings_copy "$main" gateway 'ingress: {disableIngressCreation: false, enableGatewayAPI: true, omeIngressGateway: envoy-gateway-system/ome-gateway}')"
+elif [ -n "$diff_only" ]; then
   case_ diff "$ome -q diff $main $(changed_copy "$main")"
 elif [ -z "$quick" ]; then
   stream=$(stream_of "$main")
@@ -167,6 +184,11 @@ ratio isvcs-20k/10k isvcs-20k dir s 2.1
 ratio threads-2/1 threads-2 threads-1 s 0.625
 ratio krm/dir krm dir s 1.2
 ratio diff/render diff dir s 2.5
+ratio ingress/render dir-ingress dir s 1.1
+ratio gateway/render dir-gateway dir s 1.1
+if [ -n "$ingress_only" ]; then
+  exit $status
+fi
 if [ -n "$diff_only" ]; then
   "$ome" -q diff --timings "$main" "$(changed_copy "$main")" 2>&1 >/dev/null | grep '^timing:'
   exit $status

@@ -173,6 +173,7 @@ pub fn placeholders(text: &str, pairs: &[(String, String)]) {
         namespace: Some("ns"),
         labels: &labels,
         annotations: &labels,
+        ingress_domain: None,
     };
     match expand(text, &meta) {
         Ok(None) => assert!(!text.contains("{{"), "a `{{` left unexpanded: {text:?}"),

@@ -90,6 +90,27 @@ mod tests {
     }
 
     #[test]
+    fn traffic_kinds_come_after_the_legacy_list_by_group() {
+        let mut v = [
+            obj("gateway.networking.k8s.io/v1", "HTTPRoute", Some("a"), "r"),
+            obj("networking.k8s.io/v1", "Ingress", Some("a"), "i"),
+            obj(
+                "gateway.envoyproxy.io/v1alpha1",
+                "BackendTrafficPolicy",
+                Some("a"),
+                "p",
+            ),
+            obj("apps/v1", "Deployment", Some("a"), "d"),
+        ];
+        v.sort_by(compare);
+        let kinds: Vec<&str> = v.iter().map(|o| o.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["Deployment", "BackendTrafficPolicy", "HTTPRoute", "Ingress"]
+        );
+    }
+
+    #[test]
     fn legacy_kind_order_then_namespace_and_name() {
         let mut objects = vec![
             obj(

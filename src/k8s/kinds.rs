@@ -190,6 +190,18 @@ pub(crate) const KINDS: &[Kind] = &[
         Rendered,
     ),
     row("ScaledObject", "keda.sh", Namespaced, Rendered),
+    row(
+        "HTTPRoute",
+        "gateway.networking.k8s.io",
+        Namespaced,
+        Rendered,
+    ),
+    row(
+        "BackendTrafficPolicy",
+        "gateway.envoyproxy.io",
+        Namespaced,
+        Rendered,
+    ),
 ];
 
 /// The row of a kind, by name.

@@ -26,6 +26,8 @@ pub(crate) struct InferenceService {
     pub(crate) engine: Option<Node>,
     pub(crate) decoder: Option<Node>,
     pub(crate) router: Option<Node>,
+    /// `spec.traffic`: the service's traffic intent (SEMANTICS.md#traffic).
+    pub(crate) traffic: Option<Node>,
     pub(crate) accelerator_selector: Option<AcceleratorSelector>,
     /// `spec.engine.acceleratorOverride` and `spec.decoder.acceleratorOverride`.
     pub(crate) engine_override: Option<AcceleratorSelector>,
@@ -174,6 +176,7 @@ impl InferenceService {
             component(Role::Decoder),
             component(Role::Router),
         );
+        let traffic = r.map(spec, "traffic", "spec").cloned();
         let mut accelerator_override = |c: Option<&Node>, path: &str| {
             c.and_then(|c| AcceleratorSelector::read(&mut r, c, "acceleratorOverride", path, false))
         };
@@ -204,6 +207,7 @@ impl InferenceService {
             engine,
             decoder,
             router,
+            traffic,
             object,
             admission: Vec::new(),
             namespace_refused: false,

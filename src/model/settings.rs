@@ -25,11 +25,11 @@
 
 mod config_map;
 mod deploy;
-mod ingress;
+pub(crate) mod ingress;
 pub(crate) mod schema;
 
 pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
-pub(crate) use ingress::IngressConfig;
+pub(crate) use ingress::{GatewaySpec, IngressConfig};
 
 use super::fields::Reader;
 use super::validate::IntOrStr;

@@ -18,6 +18,11 @@ const SKIPPED_ANNOTATIONS: &[&str] = &[
     "ome.io/rollout-rollback",
 ];
 
+/// Whether OME keeps an InferenceService annotation off the objects it creates.
+pub(crate) fn is_skipped_annotation(key: &str) -> bool {
+    SKIPPED_ANNOTATIONS.contains(&key)
+}
+
 /// The bookkeeping annotations of kustomize and kpt (KRM orchestrators): where an item came
 /// from (`config.kubernetes.io/path`, `…/index`), its identity in the run
 /// (`config.k8s.io/id`, `internal.config.kubernetes.io/id`, `kustomize.config.k8s.io/id`),
@@ -131,7 +136,7 @@ pub(crate) fn component_meta(inputs: &MetaInputs<'_>) -> Meta {
     let mut annotations: BTreeMap<String, String> = isvc
         .annotations
         .iter()
-        .filter(|(k, _)| !SKIPPED_ANNOTATIONS.contains(k))
+        .filter(|(k, _)| !is_skipped_annotation(k))
         .filter_map(|(k, v)| v.as_str().map(|s| (k.to_string(), s.to_string())))
         .collect();
     annotations.extend(component_strings(inputs.component, "annotations"));

@@ -21,6 +21,7 @@ pub(crate) mod placeholders;
 pub(crate) mod pod;
 pub(crate) mod pod_validation;
 pub(crate) mod raw_deployment;
+pub(crate) mod traffic;
 pub(crate) mod webhook;
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -160,7 +161,11 @@ pub(crate) fn render_inference_service(
         }
     }
 
-    let external_wanted = settings.ingress.disable_ingress_creation
+    // With ingress creation enabled OME creates an Ingress or HTTPRoutes instead of the
+    // external Service (SEMANTICS.md#traffic).
+    let ingress = traffic::config_of(isvc, settings);
+    out.extend(traffic::render(isvc, settings, &service_ports, diags));
+    let external_wanted = ingress.disable_ingress_creation
         && isvc
             .labels
             .get("networking.knative.dev/visibility")

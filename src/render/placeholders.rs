@@ -39,6 +39,9 @@ pub(crate) struct Metadata<'a> {
     pub(crate) namespace: Option<&'a str>,
     pub(crate) labels: &'a Map,
     pub(crate) annotations: &'a Map,
+    /// `{{.IngressDomain}}`, known only to the domain template of hostnames
+    /// (SEMANTICS.md#traffic); `None` makes it an unknown field.
+    pub(crate) ingress_domain: Option<&'a str>,
 }
 
 impl<'a> Metadata<'a> {
@@ -50,6 +53,7 @@ impl<'a> Metadata<'a> {
             namespace: Some(isvc.namespace.as_deref().unwrap_or(&isvc.lookup_namespace)),
             labels: &isvc.labels,
             annotations: &isvc.annotations,
+            ingress_domain: None,
         }
     }
 }
@@ -455,6 +459,12 @@ fn evaluate_field<'m>(field: &str, meta: &Metadata<'m>) -> Result<&'m str, Place
                 meta.namespace.unwrap_or("")
             });
         }
+        "IngressDomain" if meta.ingress_domain.is_some() => {
+            if key.is_some() {
+                return Err(PlaceholderErrorKind::FieldOfString(format!(".{head}")));
+            }
+            return Ok(meta.ingress_domain.unwrap_or(""));
+        }
         "Labels" => ("Labels", meta.labels),
         "Annotations" => ("Annotations", meta.annotations),
         "" => return Err(PlaceholderErrorKind::Unsupported),
@@ -520,6 +530,7 @@ mod tests {
                 namespace: Some("llama-demo"),
                 labels: &self.labels,
                 annotations: &self.annotations,
+                ingress_domain: None,
             }
         }
 
@@ -614,6 +625,7 @@ mod tests {
             namespace: None,
             labels: &labels,
             annotations: &annotations,
+            ingress_domain: None,
         };
         assert_eq!(
             expand("--served-model-name={{.Labels.team}}", &meta),

@@ -1,7 +1,10 @@
 """Checks the rendered kinds kubernetes-validate has no schema for, before it runs.
 
-Reads a YAML stream on standard input. A KEDA ScaledObject or a LeaderWorkerSet is checked
-against its schema in `schemas/` (unknown fields, types, required fields, enums); the two pod
+Reads a YAML stream on standard input. A KEDA ScaledObject, a LeaderWorkerSet, an HTTPRoute
+or an Envoy Gateway BackendTrafficPolicy is checked against its schema in `schemas/`
+(unknown fields, types, required fields, enums, patterns); the HTTPRoute and
+BackendTrafficPolicy schemas are the published CRDs' (see `schemas/NOTICE`), made strict
+about unknown fields as `kubectl apply --validate=strict` is. The two pod
 templates of a LeaderWorkerSet are written out as v1 PodTemplates, so kubernetes-validate
 checks them like a Deployment's. Every other document is written out unchanged. A line
 `passed for resource <kind>/<name>` is printed on standard error for each checked object;
@@ -19,7 +22,31 @@ HERE = pathlib.Path(__file__).parent
 SCHEMAS = {
     ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject.json",
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "leaderworkerset.json",
+    ("gateway.networking.k8s.io/v1", "HTTPRoute"): "httproute.json",
+    ("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy"): "backendtrafficpolicy.json",
 }
+
+
+def strict(schema):
+    """A CRD's structural schema with unknown fields refused where the API server prunes."""
+    if isinstance(schema, dict):
+        out = {k: strict(v) for k, v in schema.items()}
+        if (
+            "properties" in out
+            and "additionalProperties" not in out
+            and not out.get("x-kubernetes-preserve-unknown-fields")
+        ):
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [strict(v) for v in schema]
+    return schema
+
+
+def load(name):
+    schema = json.loads((HERE / "schemas" / name).read_text())
+    # The published CRD schemas are OpenAPI, without `$schema`; the hand-written are strict.
+    return schema if "$schema" in schema else strict(schema)
 
 
 def main():
@@ -31,7 +58,7 @@ def main():
         if key not in SCHEMAS:
             out.append(doc)
             continue
-        schema = json.loads((HERE / "schemas" / SCHEMAS[key]).read_text())
+        schema = load(SCHEMAS[key])
         name = doc.get("metadata", {}).get("name", "?")
         errors = sorted(
             jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path)

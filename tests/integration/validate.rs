@@ -51,6 +51,11 @@ const RENDERED: &[(&[&str], &[&str])] = &[
     (&["testdata/class-policy"], &["deployment"]),
     (&["testdata/decoder-override"], &["deployment"]),
     (&["testdata/named-undeclared"], &["deployment"]),
+    (&["testdata/ingress"], &["ingress", "deployment"]),
+    (
+        &["examples/gateway-api"],
+        &["httproute", "backendtrafficpolicy", "deployment"],
+    ),
     (
         &[
             "examples/llama-70b/namespace.yaml",
@@ -133,6 +138,16 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     );
     assert!(
         report.contains("LeaderWorkerSet/lws spec.leaderWorkerTemplate.restartPolicy"),
+        "{report}"
+    );
+    // The published HTTPRoute and BackendTrafficPolicy schemas: an unknown field and a
+    // value outside an enum.
+    let bad = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: demo}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: s, port: 80}], timeout: {request: 0s}}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: p, namespace: demo}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  loadBalancer: {type: Hashing}\n";
+    let (ok, _, report) = pipe(&python_tools().join("python"), &[crds_arg], bad);
+    assert!(!ok, "{report}");
+    assert!(report.contains("HTTPRoute/r spec.rules.0"), "{report}");
+    assert!(
+        report.contains("BackendTrafficPolicy/p spec.loadBalancer.type"),
         "{report}"
     );
 }

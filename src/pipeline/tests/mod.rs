@@ -7,3 +7,4 @@ mod pins;
 mod properties;
 mod render;
 mod resolve;
+mod traffic;

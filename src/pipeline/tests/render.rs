@@ -6,7 +6,7 @@ use crate::pipeline::{Options, Rendering, render_texts};
 use crate::yaml::Node;
 use crate::yaml::emit::to_json_string;
 
-fn render(yaml: &str) -> Rendering {
+pub(super) fn render(yaml: &str) -> Rendering {
     let options = Options {
         namespace: "default".into(),
         allow_empty: true,
@@ -15,7 +15,7 @@ fn render(yaml: &str) -> Rendering {
     render_texts(&[("in.yaml", yaml)], &options)
 }
 
-fn errors(r: &Rendering) -> Vec<&str> {
+pub(super) fn errors(r: &Rendering) -> Vec<&str> {
     r.diags
         .iter()
         .filter(|d| d.is_error())
@@ -23,7 +23,7 @@ fn errors(r: &Rendering) -> Vec<&str> {
         .collect()
 }
 
-fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
+pub(super) fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
     let found = r.objects.iter().find(|o| o.kind == kind && o.name == name);
     found
         .unwrap_or_else(|| panic!("no {kind}/{name}; errors: {:?}", errors(r)))
@@ -35,15 +35,15 @@ fn json(node: Option<&Node>) -> String {
     node.map_or_else(|| "absent".to_string(), to_json_string)
 }
 
-const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
+pub(super) const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
 
-fn runtime(engine_config: &str) -> String {
+pub(super) fn runtime(engine_config: &str) -> String {
     format!(
         "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: test-runtime\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n      modelFramework: {{name: transformers}}\n  engineConfig:\n{engine_config}---\n"
     )
 }
 
-fn isvc(spec: &str) -> String {
+pub(super) fn isvc(spec: &str) -> String {
     format!(
         "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: test-isvc\n  namespace: ns\n  labels: {{custom-label: x}}\n  annotations: {{custom-annotation: y}}\nspec:\n  model: {{name: base-model}}\n  runtime: {{name: test-runtime}}\n{spec}"
     )

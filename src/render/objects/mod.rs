@@ -1,11 +1,15 @@
 //! The Kubernetes objects rendered for an InferenceService, one module per kind: the
 //! Deployment, Services, autoscaler, PodDisruptionBudget, LeaderWorkerSet, the
-//! `modelconfig-…` ConfigMap and the router's RBAC (SEMANTICS.md, "Objects"). Each builder is
+//! `modelconfig-…` ConfigMap, the router's RBAC (SEMANTICS.md, "Objects"), and for traffic
+//! the Ingress, HTTPRoutes and BackendTrafficPolicy (SEMANTICS.md#traffic). Each builder is
 //! pure: metadata and merged component in, one object out.
 
 pub(crate) mod autoscaler;
+pub(crate) mod backend_traffic_policy;
 pub(crate) mod config_map;
 pub(crate) mod deployment;
+pub(crate) mod http_route;
+pub(crate) mod ingress;
 pub(crate) mod leader_worker_set;
 pub(crate) mod pdb;
 pub(crate) mod rbac;
