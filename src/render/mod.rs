@@ -217,6 +217,14 @@ pub(crate) struct Component<'a> {
 }
 
 impl<'a> Component<'a> {
+    /// The component Service's port protocols (SEMANTICS.md#service-app-protocols).
+    pub(crate) fn app_protocols(&self) -> std::collections::BTreeMap<String, String> {
+        service::app_protocols(
+            self.resolution.runtime.spec.get(self.role.config_key()),
+            self.raw,
+        )
+    }
+
     /// The inputs of one pod of this component: `template` holds its pod fields and runner.
     pub(crate) fn pod_inputs(
         &'a self,
