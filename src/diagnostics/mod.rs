@@ -182,6 +182,12 @@ pub(crate) enum Code {
     ApiUnserved,
     /// Without a list of the cluster's APIs: the non-built-in APIs the output needs.
     ApisNeeded,
+    /// PodMonitors not rendered for want of a list of the cluster's APIs, or an entry of
+    /// `prometheus.ome.io/extra-endpoints` OME skips (SEMANTICS.md#monitoring).
+    Monitoring,
+    /// Traffic intent with no backend policy rendered for it: no list of the cluster's APIs,
+    /// or neither Envoy Gateway's nor Istio's API listed (SEMANTICS.md#traffic-intent).
+    TrafficIntent,
 }
 
 impl Code {
@@ -259,6 +265,8 @@ impl Code {
             Code::PodWebhook => "ome::render::pod-webhook",
             Code::ApiUnserved => "ome::render::api-unserved",
             Code::ApisNeeded => "ome::render::apis-needed",
+            Code::Monitoring => "ome::render::monitoring",
+            Code::TrafficIntent => "ome::render::traffic-intent",
         }
     }
 }

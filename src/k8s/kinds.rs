@@ -190,6 +190,14 @@ pub(crate) const KINDS: &[Kind] = &[
         Rendered,
     ),
     row("ScaledObject", "keda.sh", Namespaced, Rendered),
+    row("PodMonitor", "monitoring.coreos.com", Namespaced, Rendered),
+    row(
+        "BackendTrafficPolicy",
+        "gateway.envoyproxy.io",
+        Namespaced,
+        Rendered,
+    ),
+    row("DestinationRule", "networking.istio.io", Namespaced, Rendered),
 ];
 
 /// The row of a kind, by name.

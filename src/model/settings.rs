@@ -17,11 +17,15 @@
 //! podDisruptionBudget:                 # the budget of components that set none (the chart's
 //!   rawDeployment: {maxUnavailable: 1} #   `ome.controller.podDisruptionBudget`; null: no PDB)
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
+//! podMonitor:                          # OME's labels and relabelings for OMENative
+//!   labels: {release: prometheus}      #   PodMonitors (none ome-render renders)
 //! ```
 
 mod ingress;
+mod pod_monitor;
 
 pub(crate) use ingress::IngressConfig;
+pub(crate) use pod_monitor::PodMonitorConfig;
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
@@ -74,6 +78,8 @@ pub(crate) struct Settings {
     pub(crate) termination_grace_period_seconds: i64,
     /// `ingress`: OME's IngressConfig.
     pub(crate) ingress: IngressConfig,
+    /// `podMonitor`: OME's PodMonitorConfig (SEMANTICS.md#monitoring).
+    pub(crate) pod_monitor: PodMonitorConfig,
     /// The APIs the cluster serves (`apiVersions`, `--api-versions`); `None` where no list
     /// is given (SEMANTICS.md#api-versions).
     pub(crate) api_versions: Option<ApiVersions>,
@@ -94,6 +100,7 @@ impl Default for Settings {
         Settings {
             termination_grace_period_seconds: 600,
             ingress: IngressConfig::default(),
+            pod_monitor: PodMonitorConfig::default(),
             api_versions: None,
             target_utilization_percentage: 80,
             accelerator_resources: vec!["nvidia.com/gpu".to_string()],
@@ -124,6 +131,7 @@ const KNOWN_KEYS: &[&str] = &[
     "replicas",
     "podDisruptionBudget",
     "apiVersions",
+    "podMonitor",
 ];
 
 impl Settings {
@@ -178,6 +186,9 @@ impl Settings {
         }
         if let Some(ingress) = r.map(node, "ingress", "") {
             settings.ingress.read(&mut r, ingress, Origin::File);
+        }
+        if let Some(pod_monitor) = r.map(node, "podMonitor", "") {
+            settings.pod_monitor.read(&mut r, pod_monitor, Origin::File);
         }
         if let Some(list) = r.strings(node, "apiVersions", "") {
             let mut apis = ApiVersions::default();

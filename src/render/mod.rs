@@ -13,6 +13,7 @@ pub(crate) mod autoscaling;
 pub(crate) mod component;
 pub(crate) mod metadata;
 pub(crate) mod mode;
+pub(crate) mod monitoring;
 pub(crate) mod multinode;
 pub(crate) mod names;
 pub(crate) mod objects;

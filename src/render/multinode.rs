@@ -152,6 +152,8 @@ pub(super) fn render(
     {
         selector.insert(LEADER_SELECTOR_KEY, Node::str("0"));
     }
+    // OME's PodMonitor for MultiNode scrapes the leader's pod (SEMANTICS.md#monitoring).
+    let monitor = super::monitoring::pod_monitor(c, &leader_pod.spec, diags);
     // OME's LWS takes the merged, defaulted minReplicas as it is (1 when unset).
     let replicas = c.bounds.min.unwrap_or(1);
     let lws = leader_worker_set::leader_worker_set(
@@ -164,5 +166,7 @@ pub(super) fn render(
         worker_pod.spec,
     );
     debug_assert!(c.role != Role::Router);
-    Some((vec![lws, service], port))
+    let mut out = vec![lws, service];
+    out.extend(monitor);
+    Some((out, port))
 }

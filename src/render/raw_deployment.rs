@@ -140,10 +140,12 @@ pub(super) fn render(
         .bounds
         .min
         .filter(|m| scaling.class == Class::None && *m > 0);
+    let monitor = super::monitoring::pod_monitor(c, &pod.spec, diags);
     let mut out = vec![
         deployment::deployment(c.isvc, &c.names, &c.meta, c.merged, pod.spec, replicas),
         service,
     ];
+    out.extend(monitor);
     match scaling.class {
         Class::Hpa => out.push(autoscaler::hpa(
             c.isvc,

@@ -38,6 +38,7 @@ fixture!(seed_named, "testdata/seed-named");
 fixture!(command_flags, "testdata/command-flags");
 fixture!(router, "testdata/router");
 fixture!(service_app_protocols, "testdata/service-app-protocols");
+fixture!(monitoring, "testdata/monitoring");
 fixture!(passthrough, "testdata/passthrough");
 fixture!(no_model, "testdata/no-model");
 

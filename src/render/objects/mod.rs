@@ -8,6 +8,7 @@ pub(crate) mod config_map;
 pub(crate) mod deployment;
 pub(crate) mod leader_worker_set;
 pub(crate) mod pdb;
+pub(crate) mod pod_monitor;
 pub(crate) mod rbac;
 pub(crate) mod scaled_object;
 pub(crate) mod service;
