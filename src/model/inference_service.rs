@@ -26,6 +26,8 @@ pub(crate) struct InferenceService {
     pub(crate) engine: Option<Node>,
     pub(crate) decoder: Option<Node>,
     pub(crate) router: Option<Node>,
+    /// `spec.traffic`, as written (admitted by the webhook's checks; SEMANTICS.md#traffic-intent).
+    pub(crate) traffic: Option<Node>,
     pub(crate) accelerator_selector: Option<AcceleratorSelector>,
     /// `spec.engine.acceleratorOverride` and `spec.decoder.acceleratorOverride`.
     pub(crate) engine_override: Option<AcceleratorSelector>,
@@ -204,6 +206,7 @@ impl InferenceService {
             engine,
             decoder,
             router,
+            traffic: spec.get("traffic").filter(|t| !t.is_null()).cloned(),
             object,
             admission: Vec::new(),
             namespace_refused: false,

@@ -21,6 +21,7 @@ pub(crate) mod placeholders;
 pub(crate) mod pod;
 pub(crate) mod pod_validation;
 pub(crate) mod raw_deployment;
+pub(crate) mod traffic_intent;
 pub(crate) mod webhook;
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -176,6 +177,13 @@ pub(crate) fn render_inference_service(
             out.push(service::external_service(isvc, target, *port));
         }
     }
+    out.extend(traffic_intent::render(
+        isvc,
+        isvc.decoder.is_some(),
+        isvc.router.is_some(),
+        settings,
+        diags,
+    ));
     if let (Some(model), Some(model_ref)) = (resolution.model, &isvc.model) {
         out.push(config_map::model_config(isvc, &model_ref.name, model));
     }

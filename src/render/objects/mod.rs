@@ -12,6 +12,7 @@ pub(crate) mod pod_monitor;
 pub(crate) mod rbac;
 pub(crate) mod scaled_object;
 pub(crate) mod service;
+pub(crate) mod traffic_policy;
 
 use crate::map;
 use crate::model::InferenceService;
