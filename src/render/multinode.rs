@@ -138,7 +138,13 @@ pub(super) fn render(
     );
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
 
-    let (mut service, port) = service::service(c.isvc, &c.names, &c.meta, &c.app_protocols(), &runner_of(&leader_pod));
+    let (mut service, port) = service::service(
+        c.isvc,
+        &c.names,
+        &c.meta,
+        &c.app_protocols(),
+        &runner_of(&leader_pod),
+    );
     // OME v1.3 selects `leaderworkerset.sigs.k8s.io/worker-index: "0"` alone, which matches
     // every LeaderWorkerSet's leaders in the namespace; the `app` label (on the leaders only)
     // keeps the Service to this component's (SEMANTICS.md#choice-multinode).

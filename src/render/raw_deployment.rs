@@ -134,7 +134,13 @@ pub(super) fn render(
         is_router.then_some(router_sa.as_str()),
     );
     let pod = pod::build_pod(&inputs, diags)?;
-    let (service, port) = service::service(c.isvc, &c.names, &c.meta, &c.app_protocols(), &runner_of(&pod));
+    let (service, port) = service::service(
+        c.isvc,
+        &c.names,
+        &c.meta,
+        &c.app_protocols(),
+        &runner_of(&pod),
+    );
     // Only `class: None` leaves OME the sole writer of the replica count (at minReplicas).
     let replicas = c
         .bounds

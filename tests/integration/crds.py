@@ -1,7 +1,7 @@
 """Checks the rendered kinds kubernetes-validate has no schema for, before it runs.
 
-Reads a YAML stream on standard input. A KEDA ScaledObject or a LeaderWorkerSet is checked
-against its schema in `schemas/` (unknown fields, types, required fields, enums); the two pod
+Reads a YAML stream on standard input. A KEDA ScaledObject, a LeaderWorkerSet, a PodMonitor
+or an Istio DestinationRule is checked against its schema in `schemas/` (see NOTICE.md there) (unknown fields, types, required fields, enums); the two pod
 templates of a LeaderWorkerSet are written out as v1 PodTemplates, so kubernetes-validate
 checks them like a Deployment's. Every other document is written out unchanged. A line
 `passed for resource <kind>/<name>` is printed on standard error for each checked object;
@@ -19,6 +19,8 @@ HERE = pathlib.Path(__file__).parent
 SCHEMAS = {
     ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject.json",
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "leaderworkerset.json",
+    ("monitoring.coreos.com/v1", "PodMonitor"): "podmonitor.json",
+    ("networking.istio.io/v1", "DestinationRule"): "destinationrule.json",
 }
 
 

@@ -91,13 +91,15 @@ fn unknown_keys(r: &mut Reader, node: &Node, path: &str, known: &[&str], origin:
         let message = format!("unknown setting `{}`", join(path, key));
         let d = match origin {
             Origin::File => Diagnostic::error(Code::Settings, message),
-            Origin::ConfigMap => Diagnostic::warning(
-                Code::Settings,
-                format!("{message}: OME ignores it"),
-            ),
+            Origin::ConfigMap => {
+                Diagnostic::warning(Code::Settings, format!("{message}: OME ignores it"))
+            }
         };
         let help = match suggest::closest(key, known) {
-            Some(k) => format!("did you mean `{k}`? known keys of `{path}`: {}", known.join(", ")),
+            Some(k) => format!(
+                "did you mean `{k}`? known keys of `{path}`: {}",
+                known.join(", ")
+            ),
             None => format!("known keys of `{path}`: {}", known.join(", ")),
         };
         r.diags.push(

@@ -122,11 +122,20 @@ mod tests {
     #[test]
     fn the_scraped_port() {
         let cases = [
-            ("containers: [{ports: [{name: http1}, {name: metrics}]}]", "metrics"),
+            (
+                "containers: [{ports: [{name: http1}, {name: metrics}]}]",
+                "metrics",
+            ),
             ("containers: [{ports: [{name: grpc1}, {name: x}]}]", "grpc1"),
-            ("containers: [{ports: [{containerPort: 80}, {name: x}]}]", "http"),
+            (
+                "containers: [{ports: [{containerPort: 80}, {name: x}]}]",
+                "http",
+            ),
             ("containers: [{name: a}]", "http"),
-            ("containers: [{name: a}, {ports: [{name: metrics}]}]", "http"),
+            (
+                "containers: [{name: a}, {ports: [{name: metrics}]}]",
+                "http",
+            ),
             ("{}", "http"),
         ];
         for (spec, want) in cases {
@@ -143,5 +152,34 @@ mod tests {
         assert_eq!(good, [("http", "/engine_metrics"), ("a", "/b:c")]);
         assert_eq!(bad, ["bad", ":/x", "metrics:nopath"]);
         assert_eq!(extra_endpoints("  "), (vec![], vec![]));
+    }
+
+    /// Written without a namespace, the PodMonitor has no namespace selector (it then
+    /// selects pods of its own namespace, as OME's `matchNames: [<namespace>]` does).
+    #[test]
+    fn without_a_namespace_no_namespace_selector() {
+        let names = ComponentNames {
+            full: "a-engine",
+            app: "a-engine",
+        };
+        let spec = node("containers: [{ports: [{name: http1}]}]");
+        for (text, selector) in [
+            ("{metadata: {name: a}, spec: {}}", false),
+            ("{metadata: {name: a, namespace: n}, spec: {}}", true),
+        ] {
+            let isvc = crate::select::testutil::isvc(text);
+            let pm = pod_monitor(&isvc, &names, &BTreeMap::new(), &spec);
+            let tree = pm.tree().expect("a tree");
+            assert_eq!(
+                tree.at(&["spec", "namespaceSelector"]).is_some(),
+                selector,
+                "{text}"
+            );
+            let first = &tree
+                .at(&["spec", "podMetricsEndpoints"])
+                .and_then(Node::as_seq)
+                .expect("endpoints")[0];
+            assert_eq!(first.str_at(&["port"]), Some("http1"));
+        }
     }
 }

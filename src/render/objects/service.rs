@@ -181,8 +181,12 @@ mod tests {
     /// wins key by key, `""` unsets a port the runtime marks, other runtime keys still apply.
     #[test]
     fn runtime_map_is_the_base_and_empty_unsets() {
-        let runtime = node("servicePortAppProtocols: {grpc1: kubernetes.io/h2c, metrics: http, ws: kubernetes.io/ws}");
-        let isvc = node("servicePortAppProtocols: {metrics: '', ws: null, grpc1: kubernetes.io/h2c, http: x}");
+        let runtime = node(
+            "servicePortAppProtocols: {grpc1: kubernetes.io/h2c, metrics: http, ws: kubernetes.io/ws}",
+        );
+        let isvc = node(
+            "servicePortAppProtocols: {metrics: '', ws: null, grpc1: kubernetes.io/h2c, http: x}",
+        );
         let got = app_protocols(Some(&runtime), &isvc);
         let want: BTreeMap<String, String> = [("grpc1", "kubernetes.io/h2c"), ("http", "x")]
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -152,8 +152,14 @@ pub(crate) fn backend_traffic_policy(
             set(&mut spec, &[ch[0], ch[1], "type"], Node::str(eg_type));
             match kind {
                 "Header" => match headers.as_slice() {
-                    [] => return Err("consistentHash.type=Header requires at least one header".into()),
-                    [one] => set(&mut spec, &[ch[0], ch[1], "header", "name"], Node::str(*one)),
+                    [] => {
+                        return Err("consistentHash.type=Header requires at least one header".into());
+                    }
+                    [one] => set(
+                        &mut spec,
+                        &[ch[0], ch[1], "header", "name"],
+                        Node::str(*one),
+                    ),
                     many => set(
                         &mut spec,
                         &[ch[0], ch[1], "headers"],
@@ -173,8 +179,16 @@ pub(crate) fn backend_traffic_policy(
                         &[ch[0], ch[1], "cookie", "name"],
                         Node::str(str_at(cookie, &["name"]).unwrap_or("")),
                     );
-                    if let Some(ttl) = cookie.get("ttlSeconds").and_then(Node::as_i64).filter(|t| *t > 0) {
-                        set(&mut spec, &[ch[0], ch[1], "cookie", "ttl"], Node::str(format!("{ttl}s")));
+                    if let Some(ttl) = cookie
+                        .get("ttlSeconds")
+                        .and_then(Node::as_i64)
+                        .filter(|t| *t > 0)
+                    {
+                        set(
+                            &mut spec,
+                            &[ch[0], ch[1], "cookie", "ttl"],
+                            Node::str(format!("{ttl}s")),
+                        );
                     }
                 }
                 _ => {}
@@ -205,10 +219,16 @@ pub(crate) fn backend_traffic_policy(
             (cb.max_parallel_requests, &["maxParallelRequests"]),
             (cb.max_pending_requests, &["maxPendingRequests"]),
             (cb.max_parallel_retries, &["maxParallelRetries"]),
-            (cb.per_endpoint_max_connections, &["perEndpoint", "maxConnections"]),
+            (
+                cb.per_endpoint_max_connections,
+                &["perEndpoint", "maxConnections"],
+            ),
         ] {
             if let Some(v) = v {
-                let full: Vec<&str> = ["circuitBreaker"].into_iter().chain(path.iter().copied()).collect();
+                let full: Vec<&str> = ["circuitBreaker"]
+                    .into_iter()
+                    .chain(path.iter().copied())
+                    .collect();
                 set(&mut spec, &full, Node::int(v));
             }
         }
@@ -238,7 +258,9 @@ pub(crate) fn backend_traffic_policy(
                 Node::seq(
                     codes
                         .into_iter()
-                        .map(|c| Node::int(c.strip_prefix('+').unwrap_or(c).parse::<i64>().unwrap_or(0)))
+                        .map(|c| {
+                            Node::int(c.strip_prefix('+').unwrap_or(c).parse::<i64>().unwrap_or(0))
+                        })
                         .collect(),
                 ),
             );
@@ -247,7 +269,10 @@ pub(crate) fn backend_traffic_policy(
     if let Some(t) = &intent.timeout {
         for (v, path) in [
             (&t.idle, ["http", "connectionIdleTimeout"]),
-            (&t.max_connection_duration, ["http", "maxConnectionDuration"]),
+            (
+                &t.max_connection_duration,
+                ["http", "maxConnectionDuration"],
+            ),
             (&t.tcp_connect, ["tcp", "connectTimeout"]),
         ] {
             if let Some(v) = v {
@@ -265,11 +290,17 @@ pub(crate) fn backend_traffic_policy(
 /// OME's Istio translator writes it (no retries, no per-endpoint limit, no maximum
 /// connection duration, no endpoint override); `Err` with the translator's text where it
 /// refuses the intent.
-pub(crate) fn destination_rule(isvc: &InferenceService, intent: &Intent) -> Result<Rendered, String> {
+pub(crate) fn destination_rule(
+    isvc: &InferenceService,
+    intent: &Intent,
+) -> Result<Rendered, String> {
     let mut spec = Map::new();
     spec.insert(
         "host",
-        Node::str(format!("{}.{}.svc.cluster.local", isvc.name, isvc.lookup_namespace)),
+        Node::str(format!(
+            "{}.{}.svc.cluster.local",
+            isvc.name, isvc.lookup_namespace
+        )),
     );
     let tp = "trafficPolicy";
     if let Some(t) = &intent.traffic {
@@ -285,14 +316,24 @@ pub(crate) fn destination_rule(isvc: &InferenceService, intent: &Intent) -> Resu
                     ));
                 }
             };
-            set(&mut spec, &[tp, "loadBalancer", "simple"], Node::str(simple));
+            set(
+                &mut spec,
+                &[tp, "loadBalancer", "simple"],
+                Node::str(simple),
+            );
         }
         if let Some(h) = t.get("consistentHash").filter(|h| !h.is_null()) {
             let ch = [tp, "loadBalancer", "consistentHash"];
             match str_at(h, &["type"]).unwrap_or("") {
                 "Header" => match header_names(Some(h)).first() {
-                    None => return Err("consistentHash.type=Header requires at least one header".into()),
-                    Some(first) => set(&mut spec, &[ch[0], ch[1], ch[2], "httpHeaderName"], Node::str(*first)),
+                    None => {
+                        return Err("consistentHash.type=Header requires at least one header".into());
+                    }
+                    Some(first) => set(
+                        &mut spec,
+                        &[ch[0], ch[1], ch[2], "httpHeaderName"],
+                        Node::str(*first),
+                    ),
                 },
                 "Cookie" => {
                     let Some(cookie) = h.get("cookie").filter(|c| !c.is_null()) else {
@@ -303,11 +344,23 @@ pub(crate) fn destination_rule(isvc: &InferenceService, intent: &Intent) -> Resu
                         &[ch[0], ch[1], ch[2], "httpCookie", "name"],
                         Node::str(str_at(cookie, &["name"]).unwrap_or("")),
                     );
-                    if let Some(ttl) = cookie.get("ttlSeconds").and_then(Node::as_i64).filter(|t| *t > 0) {
-                        set(&mut spec, &[ch[0], ch[1], ch[2], "httpCookie", "ttl"], Node::str(format!("{ttl}s")));
+                    if let Some(ttl) = cookie
+                        .get("ttlSeconds")
+                        .and_then(Node::as_i64)
+                        .filter(|t| *t > 0)
+                    {
+                        set(
+                            &mut spec,
+                            &[ch[0], ch[1], ch[2], "httpCookie", "ttl"],
+                            Node::str(format!("{ttl}s")),
+                        );
                     }
                 }
-                "SourceIP" => set(&mut spec, &[ch[0], ch[1], ch[2], "useSourceIp"], Node::bool(true)),
+                "SourceIP" => set(
+                    &mut spec,
+                    &[ch[0], ch[1], ch[2], "useSourceIp"],
+                    Node::bool(true),
+                ),
                 _ => {}
             }
         }
@@ -319,7 +372,11 @@ pub(crate) fn destination_rule(isvc: &InferenceService, intent: &Intent) -> Resu
             (cb.max_pending_requests, ["http", "http1MaxPendingRequests"]),
         ] {
             if let Some(v) = v {
-                set(&mut spec, &[tp, "connectionPool", path[0], path[1]], Node::int(v));
+                set(
+                    &mut spec,
+                    &[tp, "connectionPool", path[0], path[1]],
+                    Node::int(v),
+                );
             }
         }
     }
@@ -329,7 +386,11 @@ pub(crate) fn destination_rule(isvc: &InferenceService, intent: &Intent) -> Resu
             (&t.tcp_connect, ["tcp", "connectTimeout"]),
         ] {
             if let Some(v) = v {
-                set(&mut spec, &[tp, "connectionPool", path[0], path[1]], Node::str(v));
+                set(
+                    &mut spec,
+                    &[tp, "connectionPool", path[0], path[1]],
+                    Node::str(v),
+                );
             }
         }
     }
