@@ -197,7 +197,12 @@ pub(crate) const KINDS: &[Kind] = &[
         Namespaced,
         Rendered,
     ),
-    row("DestinationRule", "networking.istio.io", Namespaced, Rendered),
+    row(
+        "DestinationRule",
+        "networking.istio.io",
+        Namespaced,
+        Rendered,
+    ),
 ];
 
 /// The row of a kind, by name.

@@ -153,7 +153,9 @@ pub(crate) fn backend_traffic_policy(
             match kind {
                 "Header" => match headers.as_slice() {
                     [] => {
-                        return Err("consistentHash.type=Header requires at least one header".into());
+                        return Err(
+                            "consistentHash.type=Header requires at least one header".into()
+                        );
                     }
                     [one] => set(
                         &mut spec,
@@ -327,7 +329,9 @@ pub(crate) fn destination_rule(
             match str_at(h, &["type"]).unwrap_or("") {
                 "Header" => match header_names(Some(h)).first() {
                     None => {
-                        return Err("consistentHash.type=Header requires at least one header".into());
+                        return Err(
+                            "consistentHash.type=Header requires at least one header".into()
+                        );
                     }
                     Some(first) => set(
                         &mut spec,
