@@ -197,6 +197,12 @@ pub(crate) enum Code {
     ComponentsInput,
     /// `components` skips an object that is no InferenceService, runtime or model (a note).
     ComponentsIgnored,
+    /// PodMonitors not rendered for want of a list of the cluster's APIs, or an entry of
+    /// `prometheus.ome.io/extra-endpoints` OME skips (SEMANTICS.md#monitoring).
+    Monitoring,
+    /// Traffic intent with no backend policy rendered for it: no list of the cluster's APIs,
+    /// or neither Envoy Gateway's nor Istio's API listed (SEMANTICS.md#traffic-intent).
+    TrafficIntent,
 }
 
 impl Code {
@@ -280,6 +286,8 @@ impl Code {
             Code::ApisNeeded => "ome::render::apis-needed",
             Code::ComponentsInput => "ome::components::input",
             Code::ComponentsIgnored => "ome::components::ignored",
+            Code::Monitoring => "ome::render::monitoring",
+            Code::TrafficIntent => "ome::render::traffic-intent",
         }
     }
 }

@@ -6,6 +6,8 @@ use super::{Format, file_name};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::api_versions::ApiVersions;
 use crate::k8s::id::ObjectId;
+use crate::model::settings::PodMonitorConfig;
+use crate::render::objects::pod_monitor;
 use crate::rendered::{Body, Rendered};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -72,6 +74,56 @@ pub(crate) fn apis(
                 );
             }
         }
+    }
+}
+
+/// Without a list of the cluster's APIs, one note that the PodMonitors OME v1.3 creates for
+/// RawDeployment and MultiNode components (one per rendered Deployment or LeaderWorkerSet)
+/// are not rendered, and how to have them (SEMANTICS.md#monitoring).
+/// With a list, when PodMonitors are rendered and the settings' `podMonitor` adds labels or
+/// relabelings, one note that v1.3 adds them only to OMENative PodMonitors.
+pub(crate) fn pod_monitors(
+    objects: &[Rendered],
+    listed: Option<&ApiVersions>,
+    config: &PodMonitorConfig,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if listed.is_some() {
+        if !config.is_empty()
+            && objects
+                .iter()
+                .any(|o| o.source.is_some() && o.kind == pod_monitor::KIND)
+        {
+            diags.push(
+                Diagnostic::note(
+                    Code::Monitoring,
+                    "the settings' podMonitor labels and relabelings are not on the rendered PodMonitors: OME v1.3 adds them only to the PodMonitors of OMENative components",
+                )
+                .help("to have a RawDeployment or MultiNode component's PodMonitor selected or relabelled, configure the Prometheus operator's podMonitorSelector or scrape config instead"),
+            );
+        }
+        return;
+    }
+    let workloads = objects
+        .iter()
+        .filter(|o| {
+            o.source.is_some()
+                && matches!(
+                    (o.api_version.as_str(), o.kind.as_str()),
+                    ("apps/v1", "Deployment") | ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet")
+                )
+        })
+        .count();
+    if workloads > 0 {
+        diags.push(
+            Diagnostic::note(
+                Code::Monitoring,
+                format!(
+                    "{workloads} PodMonitor(s) not rendered: OME v1.3 creates one per component when the cluster serves monitoring.coreos.com/v1 PodMonitor, and no list of the cluster's APIs says whether it does"
+                ),
+            )
+            .help("list the cluster's APIs (`--api-versions monitoring.coreos.com/v1` or `apiVersions:` in ome-render.yaml) to have the PodMonitors rendered"),
+        );
     }
 }
 

@@ -132,6 +132,14 @@ mod tests {
                 "x",
             ),
             obj("v1", "Namespace", None, "a"),
+            obj("monitoring.coreos.com/v1", "PodMonitor", Some("a"), "x"),
+            obj("networking.istio.io/v1", "DestinationRule", Some("a"), "x"),
+            obj(
+                "gateway.envoyproxy.io/v1alpha1",
+                "BackendTrafficPolicy",
+                Some("a"),
+                "x",
+            ),
         ];
         objects.sort_by(compare);
         let order: Vec<String> = objects
@@ -155,7 +163,10 @@ mod tests {
                 "Deployment/b/a",
                 "PodDisruptionBudget/a/x",
                 "HorizontalPodAutoscaler/a/x",
+                "BackendTrafficPolicy/a/x",
                 "LeaderWorkerSet/a/x",
+                "PodMonitor/a/x",
+                "DestinationRule/a/x",
                 "ValidatingWebhookConfiguration/-/w",
             ]
         );

@@ -196,9 +196,16 @@ pub(crate) const KINDS: &[Kind] = &[
         Namespaced,
         Rendered,
     ),
+    row("PodMonitor", "monitoring.coreos.com", Namespaced, Rendered),
     row(
         "BackendTrafficPolicy",
         "gateway.envoyproxy.io",
+        Namespaced,
+        Rendered,
+    ),
+    row(
+        "DestinationRule",
+        "networking.istio.io",
         Namespaced,
         Rendered,
     ),

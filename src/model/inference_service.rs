@@ -26,7 +26,8 @@ pub(crate) struct InferenceService {
     pub(crate) engine: Option<Node>,
     pub(crate) decoder: Option<Node>,
     pub(crate) router: Option<Node>,
-    /// `spec.traffic`: the service's traffic intent (SEMANTICS.md#traffic).
+    /// `spec.traffic`: the service's traffic intent, as written (admitted by the webhook's
+    /// checks; SEMANTICS.md#traffic, SEMANTICS.md#traffic-intent).
     pub(crate) traffic: Option<Node>,
     pub(crate) accelerator_selector: Option<AcceleratorSelector>,
     /// `spec.engine.acceleratorOverride` and `spec.decoder.acceleratorOverride`.

@@ -21,15 +21,19 @@
 //!   targetUtilizationPercentage: 80    # the HPA's CPU target when nothing else sets one
 //! omeNamespace: ome                    # where OME keeps runtime revisions
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
+//! podMonitor:                          # OME's labels and relabelings for OMENative
+//!   labels: {release: prometheus}      #   PodMonitors (none ome-render renders)
 //! ```
 
 mod config_map;
 mod deploy;
 pub(crate) mod ingress;
+mod pod_monitor;
 pub(crate) mod schema;
 
 pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
 pub(crate) use ingress::{GatewaySpec, IngressConfig};
+pub(crate) use pod_monitor::PodMonitorConfig;
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
@@ -61,6 +65,8 @@ pub(crate) struct Settings {
     pub(crate) deploy: DeployConfig,
     /// `ingress`: OME's IngressConfig.
     pub(crate) ingress: IngressConfig,
+    /// `podMonitor`: OME's PodMonitorConfig (SEMANTICS.md#monitoring).
+    pub(crate) pod_monitor: PodMonitorConfig,
     /// The APIs the cluster serves (`apiVersions`, `--api-versions`); `None` where no list
     /// is given (SEMANTICS.md#api-versions).
     pub(crate) api_versions: Option<ApiVersions>,
@@ -79,6 +85,7 @@ impl Default for Settings {
         Settings {
             deploy: DeployConfig::chart(),
             ingress: IngressConfig::default(),
+            pod_monitor: PodMonitorConfig::default(),
             api_versions: None,
             target_utilization_percentage: 80,
             accelerator_resources: vec!["nvidia.com/gpu".to_string()],
@@ -97,6 +104,7 @@ pub(crate) const OME_KEYS: &[&str] = &[
     "podDisruptionBudget",
     "ingress",
     "acceleratorResources",
+    "podMonitor",
 ];
 
 /// Keys of the settings file's old layout, read for one release with a warning: each with
@@ -215,6 +223,9 @@ impl Settings {
         };
         if let Some(ingress) = r.map(node, "ingress", "") {
             settings.ingress.read(&mut r, ingress, Origin::File);
+        }
+        if let Some(pod_monitor) = r.map(node, "podMonitor", "") {
+            settings.pod_monitor.read(&mut r, pod_monitor, Origin::File);
         }
         if let Some(list) = r.strings(node, "apiVersions", "") {
             let mut apis = ApiVersions::default();

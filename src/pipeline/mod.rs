@@ -334,6 +334,12 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     lap("resolve and render");
     emit::checks::collisions(&objects, &options.namespace, &mut diags);
     emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
+    emit::checks::pod_monitors(
+        &objects,
+        settings.api_versions.as_ref(),
+        &settings.pod_monitor,
+        &mut diags,
+    );
     let rendered = objects.len();
     let mut unknown_kinds = Vec::new();
     if !options.kinds.is_empty() {

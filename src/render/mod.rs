@@ -14,6 +14,7 @@ pub(crate) mod component;
 pub(crate) mod components;
 pub(crate) mod metadata;
 pub(crate) mod mode;
+pub(crate) mod monitoring;
 pub(crate) mod multinode;
 pub(crate) mod names;
 pub(crate) mod objects;
@@ -22,6 +23,7 @@ pub(crate) mod pod;
 pub(crate) mod pod_validation;
 pub(crate) mod raw_deployment;
 pub(crate) mod traffic;
+pub(crate) mod traffic_intent;
 pub(crate) mod webhook;
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -181,6 +183,13 @@ pub(crate) fn render_inference_service(
             out.push(service::external_service(isvc, target, *port));
         }
     }
+    out.extend(traffic_intent::render(
+        isvc,
+        isvc.decoder.is_some(),
+        isvc.router.is_some(),
+        settings,
+        diags,
+    ));
     if let (Some(model), Some(model_ref)) = (resolution.model, &isvc.model) {
         out.push(config_map::model_config(isvc, &model_ref.name, model));
     }
@@ -223,6 +232,14 @@ pub(crate) struct Component<'a> {
 }
 
 impl<'a> Component<'a> {
+    /// The component Service's port protocols (SEMANTICS.md#service-app-protocols).
+    pub(crate) fn app_protocols(&self) -> std::collections::BTreeMap<String, String> {
+        service::app_protocols(
+            self.resolution.runtime.spec.get(self.role.config_key()),
+            self.raw,
+        )
+    }
+
     /// The inputs of one pod of this component: `template` holds its pod fields and runner.
     pub(crate) fn pod_inputs(
         &'a self,

@@ -138,7 +138,13 @@ pub(super) fn render(
     );
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
 
-    let (mut service, port) = service::service(c.isvc, &c.names, &c.meta, &runner_of(&leader_pod));
+    let (mut service, port) = service::service(
+        c.isvc,
+        &c.names,
+        &c.meta,
+        &c.app_protocols(),
+        &runner_of(&leader_pod),
+    );
     // OME v1.3 selects `leaderworkerset.sigs.k8s.io/worker-index: "0"` alone, which matches
     // every LeaderWorkerSet's leaders in the namespace; the `app` label (on the leaders only)
     // keeps the Service to this component's (SEMANTICS.md#choice-multinode).
@@ -152,6 +158,8 @@ pub(super) fn render(
     {
         selector.insert(LEADER_SELECTOR_KEY, Node::str("0"));
     }
+    // OME's PodMonitor for MultiNode scrapes the leader's pod (SEMANTICS.md#monitoring).
+    let monitor = super::monitoring::pod_monitor(c, &leader_pod.spec, diags);
     // OME's LWS takes the merged, defaulted minReplicas as it is (1 when unset).
     let replicas = c.bounds.min.unwrap_or(1);
     let lws = leader_worker_set::leader_worker_set(
@@ -164,5 +172,7 @@ pub(super) fn render(
         worker_pod.spec,
     );
     debug_assert!(c.role != Role::Router);
-    Some((vec![lws, service], port))
+    let mut out = vec![lws, service];
+    out.extend(monitor);
+    Some((out, port))
 }

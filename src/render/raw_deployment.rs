@@ -134,16 +134,24 @@ pub(super) fn render(
         is_router.then_some(router_sa.as_str()),
     );
     let pod = pod::build_pod(&inputs, diags)?;
-    let (service, port) = service::service(c.isvc, &c.names, &c.meta, &runner_of(&pod));
+    let (service, port) = service::service(
+        c.isvc,
+        &c.names,
+        &c.meta,
+        &c.app_protocols(),
+        &runner_of(&pod),
+    );
     // Only `class: None` leaves OME the sole writer of the replica count (at minReplicas).
     let replicas = c
         .bounds
         .min
         .filter(|m| scaling.class == Class::None && *m > 0);
+    let monitor = super::monitoring::pod_monitor(c, &pod.spec, diags);
     let mut out = vec![
         deployment::deployment(c.isvc, &c.names, &c.meta, c.merged, pod.spec, replicas),
         service,
     ];
+    out.extend(monitor);
     match scaling.class {
         Class::Hpa => out.push(autoscaler::hpa(
             c.isvc,

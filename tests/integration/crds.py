@@ -1,10 +1,11 @@
 """Checks the rendered kinds kubernetes-validate has no schema for, before it runs.
 
-Reads a YAML stream on standard input. A KEDA ScaledObject, a LeaderWorkerSet, an HTTPRoute
-or an Envoy Gateway BackendTrafficPolicy is checked against its schema in `schemas/`
-(unknown fields, types, required fields, enums, patterns); the HTTPRoute and
-BackendTrafficPolicy schemas are the published CRDs' (see `schemas/NOTICE`), made strict
-about unknown fields as `kubectl apply --validate=strict` is. The two pod
+Reads a YAML stream on standard input. A KEDA ScaledObject, a LeaderWorkerSet, an HTTPRoute,
+an Envoy Gateway BackendTrafficPolicy, a PodMonitor or an Istio DestinationRule is checked
+against its schema in `schemas/` (unknown fields, types, required fields, enums, patterns);
+the HTTPRoute, BackendTrafficPolicy, PodMonitor and DestinationRule schemas are the published
+CRDs' (see the notices in `schemas/`), made strict about unknown fields as `kubectl apply
+--validate=strict` is. The two pod
 templates of a LeaderWorkerSet are written out as v1 PodTemplates, so kubernetes-validate
 checks them like a Deployment's. Every other document is written out unchanged. A line
 `passed for resource <kind>/<name>` is printed on standard error for each checked object;
@@ -24,6 +25,8 @@ SCHEMAS = {
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): "leaderworkerset.json",
     ("gateway.networking.k8s.io/v1", "HTTPRoute"): "httproute.json",
     ("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy"): "backendtrafficpolicy.json",
+    ("monitoring.coreos.com/v1", "PodMonitor"): "podmonitor.json",
+    ("networking.istio.io/v1", "DestinationRule"): "destinationrule.json",
 }
 
 

@@ -37,6 +37,44 @@ macro_rules! fixture {
 fixture!(seed_named, "testdata/seed-named");
 fixture!(command_flags, "testdata/command-flags");
 fixture!(router, "testdata/router");
+fixture!(service_app_protocols, "testdata/service-app-protocols");
+fixture!(monitoring, "testdata/monitoring");
+fixture!(
+    traffic_intent_envoy,
+    "testdata/traffic-intent",
+    "--api-versions",
+    "gateway.envoyproxy.io/v1alpha1",
+    "--kinds",
+    "BackendTrafficPolicy",
+    "{}"
+);
+fixture!(
+    traffic_intent_istio,
+    "testdata/traffic-intent",
+    "--api-versions",
+    "networking.istio.io/v1",
+    "--kinds",
+    "DestinationRule",
+    "{}"
+);
+fixture!(
+    traffic_intent_neither,
+    "testdata/traffic-intent",
+    "--api-versions",
+    "monitoring.coreos.com/v1",
+    "--kinds",
+    "DestinationRule",
+    "--allow-empty",
+    "{}"
+);
+fixture!(
+    traffic_intent_unlisted,
+    "testdata/traffic-intent",
+    "--kinds",
+    "DestinationRule",
+    "--allow-empty",
+    "{}"
+);
 fixture!(passthrough, "testdata/passthrough");
 fixture!(no_model, "testdata/no-model");
 

@@ -57,6 +57,19 @@ const RENDERED: &[(&[&str], &[&str])] = &[
         &["httproute", "backendtrafficpolicy", "deployment"],
     ),
     (
+        &["testdata/service-app-protocols"],
+        &["deployment", "service"],
+    ),
+    (&["testdata/monitoring"], &["podmonitor", "leaderworkerset"]),
+    (
+        &[
+            "--api-versions",
+            "networking.istio.io/v1",
+            "testdata/traffic-intent",
+        ],
+        &["destinationrule", "deployment"],
+    ),
+    (
         &[
             "examples/llama-70b/namespace.yaml",
             "examples/llama-70b/model.yaml",
@@ -148,6 +161,19 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     assert!(report.contains("HTTPRoute/r spec.rules.0"), "{report}");
     assert!(
         report.contains("BackendTrafficPolicy/p spec.loadBalancer.type"),
+        "{report}"
+    );
+    // A PodMonitor endpoint's field misspelt, and an Istio load balancer that is no enum
+    // value: the vendored CRD schemas refuse both.
+    let bad = "apiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\nmetadata: {name: pm, namespace: demo}\nspec:\n  selector: {matchLabels: {app: a}}\n  podMetricsEndpoints: [{port: http, intervall: 10s}]\n---\napiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: dr, namespace: demo}\nspec:\n  host: a\n  trafficPolicy: {loadBalancer: {simple: LEAST}}\n";
+    let (ok, _, report) = pipe(&python_tools().join("python"), &[crds_arg], bad);
+    assert!(!ok, "{report}");
+    assert!(
+        report.contains("PodMonitor/pm spec.podMetricsEndpoints.0"),
+        "{report}"
+    );
+    assert!(
+        report.contains("DestinationRule/dr spec.trafficPolicy.loadBalancer"),
         "{report}"
     );
 }

@@ -22,6 +22,7 @@ pub(crate) const READ_KEYS: &[&str] = &[
     "acceleratorResources",
     "autoscalerPolicy",
     "metricProviders",
+    "podMonitor",
 ];
 
 impl Settings {
@@ -159,6 +160,17 @@ impl Settings {
                     }
                 }
                 "metricProviders" => read_providers(Some(&json), &path, &object, "", diags),
+                "podMonitor" => {
+                    let mut r = Reader {
+                        object: &object,
+                        diags,
+                    };
+                    if json.as_map().is_some() {
+                        self.pod_monitor.read(&mut r, &json, Origin::ConfigMap);
+                    } else {
+                        r.diags.push(error(&json, format!("unable to parse podMonitor config json: `{path}` must be a JSON object, found {}", json.type_name())));
+                    }
+                }
                 _ => {}
             }
         }

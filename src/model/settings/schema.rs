@@ -243,6 +243,11 @@ pub(crate) const SETTINGS: &[Field] = &[
         "[\"nvidia.com/gpu\"]",
     ),
     field(
+        "podMonitor",
+        Ty::Open(&[]),
+        "OME's `podMonitor` (PodMonitorConfig): labels, relabelings and metricRelabelings of OMENative PodMonitors; read and checked, on no rendered PodMonitor.",
+    ),
+    field(
         "autoscaling",
         Ty::Map(AUTOSCALING),
         "ome-render's own: the default HPA.",

@@ -12,9 +12,11 @@ pub(crate) mod http_route;
 pub(crate) mod ingress;
 pub(crate) mod leader_worker_set;
 pub(crate) mod pdb;
+pub(crate) mod pod_monitor;
 pub(crate) mod rbac;
 pub(crate) mod scaled_object;
 pub(crate) mod service;
+pub(crate) mod traffic_policy;
 
 use crate::map;
 use crate::model::InferenceService;
