@@ -39,6 +39,15 @@ const RENDERED: &[(&[&str], &[&str])] = &[
         &["testdata/replica-defaults"],
         &["horizontalpodautoscaler", "poddisruptionbudget"],
     ),
+    (
+        &["testdata/deploy-config"],
+        &["horizontalpodautoscaler", "poddisruptionbudget"],
+    ),
+    (&["testdata/deploy-config/cluster"], &[]),
+    (
+        &["testdata/settings-old-layout"],
+        &["horizontalpodautoscaler"],
+    ),
     (&["testdata/keda"], &["deployment", "scaledobject"]),
     (
         &["testdata/multinode"],
