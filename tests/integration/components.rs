@@ -428,17 +428,13 @@ fn every_failing_service_is_reported_together() {
     );
 }
 
-#[test]
-fn leader_and_worker_are_omenative_with_one_worker_and_the_grace_period_everywhere() {
-    let service = SERVICE.replace(
-        "  engine:\n    minReplicas: 4\n",
-        "  engine:\n    leader:\n      runner:\n        name: engine\n    worker:\n      runner:\n        name: engine\n",
-    );
+/// `components --isvc lab/summarise` of `service` with the runtimes and `settings`.
+fn one(name: &str, settings: &str, service: &str) -> crate::support::Output {
     let dir = setup(
-        "components-shape",
+        name,
         &[
-            ("ome-render.yaml", SETTINGS),
-            ("service.yaml", &service),
+            ("ome-render.yaml", settings),
+            ("service.yaml", service),
             ("runtimes.yaml", RUNTIMES),
         ],
     );
@@ -449,6 +445,16 @@ fn leader_and_worker_are_omenative_with_one_worker_and_the_grace_period_everywhe
         None,
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
+    out
+}
+
+#[test]
+fn leader_and_worker_are_omenative_with_one_worker_and_the_grace_period_everywhere() {
+    let service = SERVICE.replace(
+        "  engine:\n    minReplicas: 4\n",
+        "  engine:\n    leader:\n      runner:\n        name: engine\n    worker:\n      runner:\n        name: engine\n",
+    );
+    let out = one("components-shape", SETTINGS, &service);
     for line in [
         "    deploymentMode: OMENative\n",
         "    deploymentModeSource: LeaderWorkerShape\n",
@@ -466,21 +472,7 @@ fn a_service_level_virtual_deployment_gets_no_defaults() {
         "  namespace: lab\n",
         "  namespace: lab\n  annotations:\n    ome.io/deploymentMode: VirtualDeployment\n",
     );
-    let dir = setup(
-        "components-virtual",
-        &[
-            ("ome-render.yaml", SETTINGS),
-            ("service.yaml", &service),
-            ("runtimes.yaml", RUNTIMES),
-        ],
-    );
-    let out = run_in(
-        &dir,
-        &["components", "--isvc", "lab/summarise", "."],
-        &[],
-        None,
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = one("components-virtual", SETTINGS, &service);
     assert!(
         out.stdout.contains(
             "    deploymentMode: VirtualDeployment\n    deploymentModeSource: ServiceAnnotation\n"
@@ -608,4 +600,33 @@ fn deploy_config_with_f_files_reads_only_them_and_names_the_config_map_file() {
         ],
         "InferenceService lab/gone not found in -f files",
     );
+}
+
+#[test]
+fn an_omenative_component_gets_the_lifecycle_defaults_and_a_raw_one_does_not() {
+    let settings = format!(
+        "{SETTINGS}  minReadySeconds: 15\n  updateStrategy:\n    engine: {{maxSurge: 2, maxUnavailable: 1}}\n"
+    );
+    let native = SERVICE.replace("spec:\n", "spec:\n  deploymentMode: OMENative\n");
+    let out = one("components-lifecycle", &settings, &native);
+    assert!(
+        out.stdout.contains(
+            "    deploymentMode: OMENative\n    deploymentModeSource: ServiceSpec\n    spec:\n      lifecycle:\n        minReadySeconds: 15\n        updateStrategy:\n          rollingUpdate:\n            maxSurge: 2\n      maxReplicas: 5\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    // The strategy's own type decides which budget it reads.
+    let typed = native.replace(
+        "    minReplicas: 4\n",
+        "    minReplicas: 4\n    lifecycle:\n      updateStrategy:\n        type: DrainThenSurge\n",
+    );
+    let out = one("components-lifecycle-typed", &settings, &typed);
+    assert!(
+        out.stdout.contains("          rollingUpdate:\n            maxUnavailable: 1\n          type: DrainThenSurge\n"),
+        "{}",
+        out.stdout
+    );
+    let raw = one("components-lifecycle-raw", &settings, SERVICE);
+    assert!(!raw.stdout.contains("lifecycle"), "{}", raw.stdout);
 }
