@@ -35,7 +35,7 @@ use crate::yaml::{Map, Node};
 use component::merge_component;
 use metadata::{MetaInputs, component_meta};
 use mode::{ModeSource, component_mode};
-use objects::{ComponentNames, config_map, service};
+use objects::{ComponentNames, backend_traffic_policy, config_map, http_route, ingress, service};
 use pod::PodInputs;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -165,9 +165,9 @@ pub(crate) fn render_inference_service(
 
     // With ingress creation enabled OME creates an Ingress or HTTPRoutes instead of the
     // external Service (SEMANTICS.md#traffic).
-    let ingress = traffic::config_of(isvc, settings);
-    out.extend(traffic::render(isvc, settings, &service_ports, diags));
-    let external_wanted = ingress.disable_ingress_creation
+    let ingress_config = traffic::config_of(isvc, settings);
+    out.extend(traffic_objects(isvc, settings, &service_ports, diags));
+    let external_wanted = ingress_config.disable_ingress_creation
         && isvc
             .labels
             .get("networking.knative.dev/visibility")
@@ -210,6 +210,34 @@ pub(crate) fn render_inference_service(
         o.source = Some(Arc::clone(&source));
     }
     out
+}
+
+/// The Ingress, or the HTTPRoutes and the default BackendTrafficPolicy, of `isvc` when
+/// ingress creation is enabled for it; nothing otherwise (SEMANTICS.md#traffic).
+fn traffic_objects(
+    isvc: &InferenceService,
+    settings: &Settings,
+    ports: &HashMap<Role, i64>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Rendered> {
+    let config = traffic::config_of(isvc, settings);
+    if config.disable_ingress_creation {
+        return Vec::new();
+    }
+    if config.enable_gateway_api {
+        let mut out = http_route::routes(isvc, &config, ports, diags);
+        if !out.is_empty()
+            && let Some(btp) =
+                backend_traffic_policy::default_policy(isvc, &config, settings, diags)
+        {
+            out.push(btp);
+        }
+        out
+    } else {
+        ingress::ingress(isvc, &config, ports, diags)
+            .into_iter()
+            .collect()
+    }
 }
 
 /// Everything known about one component once its mode, class and metadata are settled.

@@ -1,21 +1,17 @@
-//! What OME v1.3 creates for traffic into an InferenceService once its components are
-//! Ready (offline, every component is taken as Ready): with ingress creation enabled, an
-//! Ingress, or with `enableGatewayAPI` the HTTPRoutes and the default Envoy
-//! BackendTrafficPolicy; with it disabled, the external Service (SEMANTICS.md#traffic).
-//!
-//! The settings are the cluster's with the service's `ome.io/ingress-*` annotations laid
-//! over them ([`IngressConfig::resolve`]). Hostnames come from `domainTemplate`, a Go
-//! template over the service's name, namespace, labels, annotations and the ingress domain
-//! ([`domain_name`]).
+//! Traffic into an InferenceService (SEMANTICS.md#traffic): the ingress settings that apply
+//! to one service (the cluster's with its `ome.io/ingress-*` annotations laid over them,
+//! [`config_of`]), the component Services routes go to ([`backend`]), and hostnames from
+//! `domainTemplate`, a Go template over the service's name, namespace, labels, annotations
+//! and the ingress domain ([`domain_name`]). The objects are in `objects/ingress`,
+//! `objects/http_route` and `objects/backend_traffic_policy`; `render_inference_service`
+//! picks them.
 
 use super::names::{MAX_NAME_LENGTH, component_service_name, truncate_name};
-use super::objects::{backend_traffic_policy, http_route, ingress};
 use super::placeholders::{self, Metadata};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::meta::is_dns1123_label;
 use crate::model::settings::IngressConfig;
 use crate::model::{InferenceService, Role, Settings};
-use crate::rendered::Rendered;
 use std::collections::HashMap;
 
 /// The port OME routes to when a component's Service cannot be read (OME's
@@ -53,34 +49,6 @@ pub(crate) fn backend(
         role,
         service: component_service_name(&isvc.name, role.as_str()),
         port: ports.get(&role).copied().unwrap_or(default_port),
-    }
-}
-
-/// Renders the Ingress or the HTTPRoutes (and the default BackendTrafficPolicy) of `isvc`
-/// when ingress creation is enabled for it; nothing otherwise.
-pub(crate) fn render(
-    isvc: &InferenceService,
-    settings: &Settings,
-    ports: &HashMap<Role, i64>,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Rendered> {
-    let config = config_of(isvc, settings);
-    if config.disable_ingress_creation {
-        return Vec::new();
-    }
-    if config.enable_gateway_api {
-        let mut out = http_route::routes(isvc, &config, ports, diags);
-        if !out.is_empty()
-            && let Some(btp) =
-                backend_traffic_policy::default_policy(isvc, &config, settings, diags)
-        {
-            out.push(btp);
-        }
-        out
-    } else {
-        ingress::ingress(isvc, &config, ports, diags)
-            .into_iter()
-            .collect()
     }
 }
 

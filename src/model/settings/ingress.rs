@@ -496,7 +496,13 @@ fn template_parses(text: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::diagnostics::{ObjectRef, Severity};
-    use crate::select::testutil::yaml;
+
+    fn yaml(text: &str) -> Node {
+        crate::yaml::parse::parse_stream(text, 0)
+            .expect("test YAML")
+            .remove(0)
+            .root
+    }
 
     fn read(text: &str, origin: Origin) -> (IngressConfig, Vec<Diagnostic>) {
         let node = yaml(text);
