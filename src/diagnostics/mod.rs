@@ -186,6 +186,9 @@ pub(crate) enum Code {
     ApiUnserved,
     /// Without a list of the cluster's APIs: the non-built-in APIs the output needs.
     ApisNeeded,
+    /// A LeaderWorkerSet pod references a variable only OMENative pods have
+    /// (`$(OME_LEADER_ADDRESS)`, …): nothing sets it (SEMANTICS.md#objects).
+    LwsVariable,
 }
 
 impl Code {
@@ -265,6 +268,7 @@ impl Code {
             Code::PodWebhook => "ome::render::pod-webhook",
             Code::ApiUnserved => "ome::render::api-unserved",
             Code::ApisNeeded => "ome::render::apis-needed",
+            Code::LwsVariable => "ome::render::lws-variable",
         }
     }
 }

@@ -1,0 +1,143 @@
+//! Pods as they run (issue 30): LeaderWorkerSet details of v1.3, model overlays, the model
+//! agent, the TTL and the OME kinds that pass through (SEMANTICS.md#objects, #models).
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::pipeline::{Options, Rendering, render_texts};
+use crate::yaml::Node;
+use crate::yaml::emit::to_json_string;
+
+fn render(yaml: &str) -> Rendering {
+    let options = Options {
+        namespace: "default".into(),
+        allow_empty: true,
+        ..Options::default()
+    };
+    render_texts(&[("in.yaml", yaml)], &options)
+}
+
+fn with_code(r: &Rendering, code: Code) -> Vec<&Diagnostic> {
+    r.diags.iter().filter(|d| d.code == code).collect()
+}
+
+fn errors(r: &Rendering) -> Vec<&str> {
+    r.diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.message.as_str())
+        .collect()
+}
+
+fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
+    let found = r.objects.iter().find(|o| o.kind == kind && o.name == name);
+    found
+        .unwrap_or_else(|| panic!("no {kind}/{name}; errors: {:?}", errors(r)))
+        .tree()
+        .expect("an unserialised object")
+}
+
+fn json(node: Option<&Node>) -> String {
+    node.map_or_else(|| "absent".to_string(), to_json_string)
+}
+
+const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\nspec:\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
+
+/// A MultiNode runtime whose leader and worker run `args`.
+fn lws_runtime(args: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n      modelFramework: {{name: transformers}}\n  engineConfig:\n    annotations: {{ome.io/deploymentMode: MultiNode}}\n    leader:\n      runner: {{name: ome-container, image: i, args: {args}}}\n    worker:\n      size: 1\n      runner: {{name: ome-container, image: i, args: {args}}}\n---\n"
+    )
+}
+
+fn isvc(metadata: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc\n  namespace: ns\n{metadata}spec:\n  model: {{name: base-model}}\n  runtime: {{name: rt}}\n{spec}"
+    )
+}
+
+/// v1.3's LWS reconciler deletes `kueue.x-k8s.io/queue-name` from both pod templates (Kueue's
+/// LeaderWorkerSet integration reads it from the LeaderWorkerSet); the priority class stays.
+#[test]
+fn kueue_queue_label_is_kept_off_lws_pod_templates() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        lws_runtime("[serve]"),
+        isvc(
+            "  labels: {kueue.x-k8s.io/queue-name: user-queue}\n  annotations: {ome.io/dedicated-ai-cluster: dac, kueue-enabled: \"true\"}\n",
+            "  engine: {}\n"
+        )
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let lws = object(&r, "LeaderWorkerSet", "lws-svc-engine");
+    // The user's label on the object itself stays.
+    assert_eq!(
+        lws.str_at(&["metadata", "labels", "kueue.x-k8s.io/queue-name"]),
+        Some("user-queue")
+    );
+    for t in ["leaderTemplate", "workerTemplate"] {
+        let labels = lws
+            .at(&["spec", "leaderWorkerTemplate", t, "metadata", "labels"])
+            .unwrap();
+        assert_eq!(labels.get("kueue.x-k8s.io/queue-name"), None, "{t}");
+        assert_eq!(
+            labels.str_at(&["kueue.x-k8s.io/priority-class"]),
+            Some("kueue-scheduling-high-priority"),
+            "{t}"
+        );
+    }
+}
+
+/// `$(OME_LEADER_ADDRESS)` and the other OMENative-only variables in a LeaderWorkerSet pod are
+/// errors naming the LWS variable; `$$(` escapes and a container's own definition are fine.
+#[test]
+fn omenative_variables_in_lws_pods_are_errors() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        lws_runtime(
+            "[\"--dist-init-addr=$(OME_LEADER_ADDRESS):5000\", --node-rank, \"$(OME_INSTANCE_POD_RANK)\", --nnodes, \"$(OME_INSTANCE_POD_COUNT)\", \"$$(OME_LEADER_ADDRESS)\"]"
+        ),
+        isvc("", "  engine: {}\n")
+    ));
+    let found = with_code(&r, Code::LwsVariable);
+    // Three variables, in the leader's and the worker's template.
+    assert_eq!(found.len(), 6, "{found:?}");
+    assert!(found.iter().all(|d| d.is_error()));
+    let first = found[0];
+    assert!(
+        first.message.contains("$(OME_LEADER_ADDRESS)"),
+        "{}",
+        first.message
+    );
+    assert!(
+        first
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("$(LWS_LEADER_ADDRESS)"),
+        "{:?}",
+        first.help
+    );
+    assert!(
+        found
+            .iter()
+            .any(|d| d.help.as_deref().unwrap().contains("$(LWS_WORKER_INDEX)"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|d| d.help.as_deref().unwrap().contains("$(LWS_GROUP_SIZE)"))
+    );
+    assert!(first.pos.is_some(), "points at the runtime's line");
+    assert!(
+        r.objects.iter().all(|o| o.source.is_none()),
+        "nothing rendered"
+    );
+
+    // Defined by the container, or escaped: no error.
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader:\n      runner: {name: ome-container, image: i, args: [\"$(OME_LEADER_ADDRESS)\", \"$$(OME_INSTANCE_POD_RANK)\"], env: [{name: OME_LEADER_ADDRESS, value: $(LWS_LEADER_ADDRESS)}]}\n    worker:\n      size: 1\n      runner: {name: ome-container, image: i, args: [serve]}\n---\n",
+        isvc("", "  engine: {}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let _ = json(None);
+}
