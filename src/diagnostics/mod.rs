@@ -189,6 +189,11 @@ pub(crate) enum Code {
     /// A LeaderWorkerSet pod references a variable only OMENative pods have
     /// (`$(OME_LEADER_ADDRESS)`, …): nothing sets it (SEMANTICS.md#objects).
     LwsVariable,
+    /// `spec.ttlSecondsAfterCreation`: OME deletes the InferenceService, a GitOps tool
+    /// recreates it (SEMANTICS.md#choice-ttl).
+    TtlDelete,
+    /// Objects of OME's API group that pass through unrendered (SEMANTICS.md#passthrough).
+    OmePassthrough,
 }
 
 impl Code {
@@ -269,6 +274,8 @@ impl Code {
             Code::ApiUnserved => "ome::render::api-unserved",
             Code::ApisNeeded => "ome::render::apis-needed",
             Code::LwsVariable => "ome::render::lws-variable",
+            Code::TtlDelete => "ome::isvc::ttl",
+            Code::OmePassthrough => "ome::render::ome-passthrough",
         }
     }
 }

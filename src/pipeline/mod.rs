@@ -330,6 +330,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     lap("resolve and render");
     emit::checks::collisions(&objects, &options.namespace, &mut diags);
     emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
+    emit::checks::ome_passthrough(&objects, &mut diags);
     let rendered = objects.len();
     let mut unknown_kinds = Vec::new();
     if !options.kinds.is_empty() {

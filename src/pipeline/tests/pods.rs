@@ -141,3 +141,52 @@ fn omenative_variables_in_lws_pods_are_errors() {
     assert_eq!(errors(&r), Vec::<&str>::new());
     let _ = json(None);
 }
+
+const RAW_RUNTIME: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    runner: {name: ome-container, image: i}\n---\n";
+
+/// OME deletes the InferenceService after `ttlSecondsAfterCreation`; a GitOps tool recreates
+/// it: a warning naming the field, at its line; the render goes on.
+#[test]
+fn ttl_seconds_after_creation_is_a_warning() {
+    let r = render(&format!(
+        "{MODEL}{RAW_RUNTIME}{}",
+        isvc("", "  ttlSecondsAfterCreation: 3600\n  engine: {}\n")
+    ));
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let found = with_code(&r, Code::TtlDelete);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].severity, crate::diagnostics::Severity::Warning);
+    assert_eq!(
+        found[0].field.as_deref(),
+        Some("spec.ttlSecondsAfterCreation")
+    );
+    assert!(found[0].pos.is_some());
+    object(&r, "Deployment", "svc-engine");
+    let r = render(&format!(
+        "{MODEL}{RAW_RUNTIME}{}",
+        isvc("", "  engine: {}\n")
+    ));
+    assert!(with_code(&r, Code::TtlDelete).is_empty());
+}
+
+/// OME kinds other than the consumed ones pass through, with one note listing them.
+#[test]
+fn ome_kinds_passing_through_are_listed_once() {
+    let extra = "apiVersion: ome.io/v1beta1\nkind: TrafficMap\nmetadata: {name: a, namespace: ns}\nspec: {}\n---\napiVersion: ome.io/v1beta1\nkind: TrafficMap\nmetadata: {name: b, namespace: ns}\nspec: {}\n---\napiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata: {name: w}\nspec: {}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n---\n";
+    let r = render(&format!(
+        "{MODEL}{RAW_RUNTIME}{extra}{}",
+        isvc("", "  engine: {}\n")
+    ));
+    let found = with_code(&r, Code::OmePassthrough);
+    assert_eq!(found.len(), 1, "{:?}", r.diags);
+    assert_eq!(
+        found[0].message,
+        "objects of OME's API group pass through unrendered: FineTunedWeight (1), TrafficMap (2)"
+    );
+    assert!(r.objects.iter().any(|o| o.kind == "TrafficMap"));
+    let r = render(&format!(
+        "{MODEL}{RAW_RUNTIME}{}",
+        isvc("", "  engine: {}\n")
+    ));
+    assert!(with_code(&r, Code::OmePassthrough).is_empty());
+}
