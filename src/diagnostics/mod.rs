@@ -194,6 +194,11 @@ pub(crate) enum Code {
     TtlDelete,
     /// Objects of OME's API group that pass through unrendered (SEMANTICS.md#passthrough).
     OmePassthrough,
+    /// A model whose pods wait for OME's model agent (a warning; a note when the settings
+    /// say the cluster runs it) (SEMANTICS.md#model-agent).
+    ModelAgent,
+    /// A model on storage OME's model agent cannot download: its pods never schedule.
+    ModelAgentUnsupported,
 }
 
 impl Code {
@@ -276,6 +281,8 @@ impl Code {
             Code::LwsVariable => "ome::render::lws-variable",
             Code::TtlDelete => "ome::isvc::ttl",
             Code::OmePassthrough => "ome::render::ome-passthrough",
+            Code::ModelAgent => "ome::model::agent",
+            Code::ModelAgentUnsupported => "ome::model::agent-unsupported",
         }
     }
 }

@@ -17,11 +17,14 @@
 //! podDisruptionBudget:                 # the budget of components that set none (the chart's
 //!   rawDeployment: {maxUnavailable: 1} #   `ome.controller.podDisruptionBudget`; null: no PDB)
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
+//! modelAgent: {enabled: true}          # the cluster runs OME's model agent (chart: false)
 //! ```
 
 mod ingress;
+mod model_agent;
 
 pub(crate) use ingress::IngressConfig;
+pub(crate) use model_agent::ModelAgent;
 
 use super::fields::Reader;
 use super::validate::IntOrStr;
@@ -87,6 +90,8 @@ pub(crate) struct Settings {
     /// `podDisruptionBudget.rawDeployment`: the budget of RawDeployment components that set
     /// none; `None` for no PDB.
     pub(crate) raw_deployment_budget: Option<Budget>,
+    /// `modelAgent`: whether the cluster runs OME's model agent.
+    pub(crate) model_agent: ModelAgent,
 }
 
 impl Default for Settings {
@@ -108,6 +113,7 @@ impl Default for Settings {
                 field: "maxUnavailable",
                 value: Node::int(1),
             }),
+            model_agent: ModelAgent::default(),
         }
     }
 }
@@ -124,6 +130,7 @@ const KNOWN_KEYS: &[&str] = &[
     "replicas",
     "podDisruptionBudget",
     "apiVersions",
+    "modelAgent",
 ];
 
 impl Settings {
@@ -178,6 +185,9 @@ impl Settings {
         }
         if let Some(ingress) = r.map(node, "ingress", "") {
             settings.ingress.read(&mut r, ingress, Origin::File);
+        }
+        if let Some(agent) = r.map(node, "modelAgent", "") {
+            settings.model_agent.read(&mut r, agent, Origin::File);
         }
         if let Some(list) = r.strings(node, "apiVersions", "") {
             let mut apis = ApiVersions::default();

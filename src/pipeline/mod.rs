@@ -328,6 +328,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         std::mem::forget((catalog.runtimes, catalog.cluster_runtimes, inherited));
     }
     lap("resolve and render");
+    render::model_agent::dedup(&mut diags);
     emit::checks::collisions(&objects, &options.namespace, &mut diags);
     emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
     emit::checks::ome_passthrough(&objects, &mut diags);

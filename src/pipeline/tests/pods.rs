@@ -190,3 +190,87 @@ fn ome_kinds_passing_through_are_listed_once() {
     ));
     assert!(with_code(&r, Code::OmePassthrough).is_empty());
 }
+
+fn model(name: &str, storage: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: {name}\nspec:\n  modelFormat: {{name: safetensors, version: \"1.0\"}}\n  modelFramework: {{name: transformers}}\n  storage: {storage}\n---\n"
+    )
+}
+
+fn isvc_of(name: &str, model: &str) -> String {
+    format!(
+        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  model: {{name: {model}}}\n  runtime: {{name: rt}}\n  engine: {{}}\n---\n"
+    )
+}
+
+/// A model the agent downloads: one warning per model (two InferenceServices of it give
+/// one), naming the model and the node label; a note once the settings say the agent runs.
+/// Storage the agent has no handler for: a stronger warning either way. PVC models: nothing.
+#[test]
+fn models_that_need_the_model_agent() {
+    let input = format!(
+        "{}{}{}{}{RAW_RUNTIME}{}{}{}{}{}",
+        model("hf-model", "{storageUri: \"hf://org/m\", path: /models/m}"),
+        model(
+            "s3-model",
+            "{storageUri: \"s3://bucket/m\", path: /models/s3}"
+        ),
+        model(
+            "pack-model",
+            "{storageUri: \"modelpack://ghcr.io/org/m:1\", path: /models/p}"
+        ),
+        model("pvc-model", "{storageUri: \"pvc://ns:claim/m\"}"),
+        isvc_of("a", "hf-model"),
+        isvc_of("b", "hf-model"),
+        isvc_of("c", "s3-model"),
+        isvc_of("d", "pack-model"),
+        isvc_of("e", "pvc-model"),
+    );
+    let r = render(&input);
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let agent = with_code(&r, Code::ModelAgent);
+    assert_eq!(agent.len(), 1, "{agent:?}");
+    assert_eq!(agent[0].severity, crate::diagnostics::Severity::Warning);
+    assert!(
+        agent[0].message.contains("ClusterBaseModel/hf-model"),
+        "{}",
+        agent[0].message
+    );
+    assert!(
+        agent[0]
+            .message
+            .contains("`models.ome.io/clusterbasemodel.hf-model: Ready`"),
+        "{}",
+        agent[0].message
+    );
+    assert!(agent[0].message.contains("modelAgent.enabled: false"));
+    let unsupported = with_code(&r, Code::ModelAgentUnsupported);
+    let mut names: Vec<&str> = unsupported
+        .iter()
+        .map(|d| d.object.as_ref().unwrap().name.as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["pack-model", "s3-model"]);
+    assert!(
+        unsupported
+            .iter()
+            .all(|d| d.severity == crate::diagnostics::Severity::Warning)
+    );
+
+    let options = Options {
+        namespace: "default".into(),
+        allow_empty: true,
+        ..Options::default()
+    };
+    let r = render_texts(
+        &[
+            ("ome-render.yaml", "modelAgent: {enabled: true}\n"),
+            ("in.yaml", &input),
+        ],
+        &options,
+    );
+    let agent = with_code(&r, Code::ModelAgent);
+    assert_eq!(agent.len(), 1, "{:?}", r.diags);
+    assert_eq!(agent[0].severity, crate::diagnostics::Severity::Note);
+    assert_eq!(with_code(&r, Code::ModelAgentUnsupported).len(), 2);
+}
