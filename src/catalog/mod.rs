@@ -25,7 +25,7 @@ pub(crate) const OME_GROUP: &str = "ome.io";
 pub(crate) const OME_VERSION: &str = "ome.io/v1beta1";
 
 /// The OME kinds the renderer consumes.
-const CONSUMED_KINDS: &[&str] = &[
+pub(crate) const CONSUMED_KINDS: &[&str] = &[
     "InferenceService",
     "BaseModel",
     "ClusterBaseModel",

@@ -203,6 +203,19 @@ pub(crate) enum Code {
     /// Traffic intent with no backend policy rendered for it: no list of the cluster's APIs,
     /// or neither Envoy Gateway's nor Istio's API listed (SEMANTICS.md#traffic-intent).
     TrafficIntent,
+    /// A LeaderWorkerSet pod references a variable only OMENative pods have
+    /// (`$(OME_LEADER_ADDRESS)`, …): nothing sets it (SEMANTICS.md#objects).
+    LwsVariable,
+    /// `spec.ttlSecondsAfterCreation`: OME deletes the InferenceService, a GitOps tool
+    /// recreates it (SEMANTICS.md#choice-ttl).
+    TtlDelete,
+    /// Objects of OME's API group that pass through unrendered (SEMANTICS.md#passthrough).
+    OmePassthrough,
+    /// A model whose pods wait for OME's model agent (a warning; a note when the settings
+    /// say the cluster runs it) (SEMANTICS.md#model-agent).
+    ModelAgent,
+    /// A model on storage OME's model agent cannot download: its pods never schedule.
+    ModelAgentUnsupported,
 }
 
 impl Code {
@@ -288,6 +301,11 @@ impl Code {
             Code::ComponentsIgnored => "ome::components::ignored",
             Code::Monitoring => "ome::render::monitoring",
             Code::TrafficIntent => "ome::render::traffic-intent",
+            Code::LwsVariable => "ome::render::lws-variable",
+            Code::TtlDelete => "ome::isvc::ttl",
+            Code::OmePassthrough => "ome::render::ome-passthrough",
+            Code::ModelAgent => "ome::model::agent",
+            Code::ModelAgentUnsupported => "ome::model::agent-unsupported",
         }
     }
 }

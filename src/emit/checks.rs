@@ -127,6 +127,34 @@ pub(crate) fn pod_monitors(
     }
 }
 
+/// The objects of OME's API group that pass through unrendered (TrafficMap, FineTunedWeight,
+/// …): one note listing their kinds and counts (SEMANTICS.md#passthrough). In a cluster OME's
+/// controllers act on them; ome-render writes them as they are.
+pub(crate) fn ome_passthrough(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
+    let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for o in objects.iter().filter(|o| o.source.is_none()) {
+        if o.group() == crate::catalog::OME_GROUP
+            && !crate::catalog::CONSUMED_KINDS.contains(&o.kind.as_str())
+        {
+            *kinds.entry(o.kind.as_str()).or_default() += 1;
+        }
+    }
+    if kinds.is_empty() {
+        return;
+    }
+    let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+    diags.push(
+        Diagnostic::note(
+            Code::OmePassthrough,
+            format!(
+                "objects of OME's API group pass through unrendered: {}",
+                list.join(", ")
+            ),
+        )
+        .help("ome-render renders InferenceServices only; OME's controllers act on these objects in the cluster, so the cluster must run OME for them"),
+    );
+}
+
 /// Two rendered objects with the same identity (SEMANTICS.md, "Objects"): an error naming
 /// both InferenceServices, for each object whose identity an earlier one has.
 ///

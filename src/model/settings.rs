@@ -23,16 +23,19 @@
 //! apiVersions: [leaderworkerset.x-k8s.io/v1]  # the non-built-in APIs the cluster serves
 //! podMonitor:                          # OME's labels and relabelings for OMENative
 //!   labels: {release: prometheus}      #   PodMonitors (none ome-render renders)
+//! modelAgent: {enabled: true}          # the cluster runs OME's model agent (chart: false)
 //! ```
 
 mod config_map;
 mod deploy;
 pub(crate) mod ingress;
+mod model_agent;
 mod pod_monitor;
 pub(crate) mod schema;
 
 pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
 pub(crate) use ingress::{GatewaySpec, IngressConfig};
+pub(crate) use model_agent::ModelAgent;
 pub(crate) use pod_monitor::PodMonitorConfig;
 
 use super::fields::Reader;
@@ -78,6 +81,8 @@ pub(crate) struct Settings {
     /// `podDisruptionBudget.rawDeployment`: the budget of RawDeployment components that set
     /// none; `None` for no PDB.
     pub(crate) raw_deployment_budget: Option<Budget>,
+    /// `modelAgent`: whether the cluster runs OME's model agent.
+    pub(crate) model_agent: ModelAgent,
 }
 
 impl Default for Settings {
@@ -94,6 +99,7 @@ impl Default for Settings {
                 field: "maxUnavailable",
                 value: Node::int(1),
             }),
+            model_agent: ModelAgent::default(),
         }
     }
 }
@@ -226,6 +232,9 @@ impl Settings {
         }
         if let Some(pod_monitor) = r.map(node, "podMonitor", "") {
             settings.pod_monitor.read(&mut r, pod_monitor, Origin::File);
+        }
+        if let Some(agent) = r.map(node, "modelAgent", "") {
+            settings.model_agent.read(&mut r, agent, Origin::File);
         }
         if let Some(list) = r.strings(node, "apiVersions", "") {
             let mut apis = ApiVersions::default();

@@ -332,6 +332,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         std::mem::forget((catalog.runtimes, catalog.cluster_runtimes, inherited));
     }
     lap("resolve and render");
+    render::model_agent::dedup(&mut diags);
     emit::checks::collisions(&objects, &options.namespace, &mut diags);
     emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
     emit::checks::pod_monitors(
@@ -340,6 +341,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         &settings.pod_monitor,
         &mut diags,
     );
+    emit::checks::ome_passthrough(&objects, &mut diags);
     let rendered = objects.len();
     let mut unknown_kinds = Vec::new();
     if !options.kinds.is_empty() {

@@ -14,6 +14,7 @@ pub(crate) mod component;
 pub(crate) mod components;
 pub(crate) mod metadata;
 pub(crate) mod mode;
+pub(crate) mod model_agent;
 pub(crate) mod monitoring;
 pub(crate) mod multinode;
 pub(crate) mod names;
@@ -203,6 +204,11 @@ pub(crate) fn render_inference_service(
     let errors_after = diags.iter().filter(|d| d.is_error()).count();
     if errors_after > errors_before {
         out.clear();
+    }
+    // The rendered pods wait for the model agent: one diagnostic per model (the pipeline
+    // keeps one of the same).
+    if let Some(model) = resolution.model.filter(|_| !out.is_empty()) {
+        diags.extend(model_agent::model_diagnostic(model, settings));
     }
     // One copy of the InferenceService's identity, shared by its objects.
     let source = Arc::new(isvc.object.clone());

@@ -56,6 +56,97 @@ fn pairing_error(c: &Component<'_>, message: String, at: &Node) -> Diagnostic {
         .field(c.field.to_string())
 }
 
+/// The variables OME v1.3 sets only in OMENative pods, each with what the LeaderWorkerSet
+/// controller sets for the same purpose (SEMANTICS.md#objects).
+const OMENATIVE_VARIABLES: &[(&str, &str)] = &[
+    ("OME_LEADER_ADDRESS", "LWS_LEADER_ADDRESS"),
+    ("OME_INSTANCE_POD_RANK", "LWS_WORKER_INDEX"),
+    ("OME_INSTANCE_POD_COUNT", "LWS_GROUP_SIZE"),
+];
+
+/// The OMENative-only variables `text` references as `$(NAME)` (a `$$(` is an escape).
+fn omenative_references(text: &str) -> Vec<(&'static str, &'static str)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'$' && bytes[i + 1] == b'$' {
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'$' && bytes[i + 1] == b'(' {
+            let rest = &text[i + 2..];
+            if let Some(end) = rest.find(')')
+                && let Some(&pair) = OMENATIVE_VARIABLES.iter().find(|(n, _)| *n == &rest[..end])
+                && !found.contains(&pair)
+            {
+                found.push(pair);
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// `$(OME_LEADER_ADDRESS)` and the other OMENative-only variables in a LeaderWorkerSet's pod,
+/// where nothing sets them: the literal text would reach the server's arguments. An error
+/// for each reference a container's own env does not define, naming the LWS equivalent.
+fn omenative_variables(
+    c: &Component<'_>,
+    template: &str,
+    spec: &Node,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for list in ["initContainers", "containers"] {
+        let containers = spec.get(list).and_then(Node::as_seq).unwrap_or(&[]);
+        for (ci, container) in containers.iter().enumerate() {
+            let env = container.get("env").and_then(Node::as_seq).unwrap_or(&[]);
+            let defined = |name: &str| env.iter().any(|e| e.str_at(&["name"]) == Some(name));
+            let mut texts: Vec<(String, &Node)> = Vec::new();
+            for key in ["command", "args"] {
+                for (i, n) in container
+                    .get(key)
+                    .and_then(Node::as_seq)
+                    .unwrap_or(&[])
+                    .iter()
+                    .enumerate()
+                {
+                    texts.push((format!("{key}[{i}]"), n));
+                }
+            }
+            for (i, e) in env.iter().enumerate() {
+                if let Some(v) = e.get("value") {
+                    texts.push((format!("env[{i}].value"), v));
+                }
+            }
+            for (field, node) in texts {
+                let Some(text) = node.as_str() else { continue };
+                for (name, lws) in omenative_references(text) {
+                    if defined(name) {
+                        continue;
+                    }
+                    diags.push(
+                        Diagnostic::error(
+                            Code::LwsVariable,
+                            format!(
+                                "$({name}) is set only in OMENative pods; in this LeaderWorkerSet's pods nothing sets it, so the container would get the text `$({name})`"
+                            ),
+                        )
+                        .at(node.pos)
+                        .object(c.isvc.object.clone())
+                        .field(format!(
+                            "LeaderWorkerSet spec.leaderWorkerTemplate.{template}.spec.{list}[{ci}].{field}"
+                        ))
+                        .help(format!(
+                            "in a LeaderWorkerSet use $({lws}), which the LeaderWorkerSet controller sets, or render the component as OMENative with OME's controller"
+                        )),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Renders the component; `None` after pushing an error.
 pub(super) fn render(
     c: &Component<'_>,
@@ -137,6 +228,16 @@ pub(super) fn render(
             .filter(|d| !leaders.contains(&(d.code, d.message.clone(), d.pos, d.field.clone()))),
     );
     let (leader_pod, worker_pod) = (leader_pod?, worker_pod?);
+    let errors = diags.len();
+    for (template, pod) in [
+        ("leaderTemplate", &leader_pod),
+        ("workerTemplate", &worker_pod),
+    ] {
+        omenative_variables(c, template, &pod.spec, diags);
+    }
+    if diags[errors..].iter().any(Diagnostic::is_error) {
+        return None;
+    }
 
     let (mut service, port) = service::service(
         c.isvc,

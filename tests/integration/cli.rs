@@ -168,7 +168,7 @@ fn strict_turns_warnings_into_errors() {
     assert_eq!(out.code, 1);
     assert_eq!(out.stdout, "");
     assert!(
-        out.stderr.starts_with("error[ome::runtime::not-declared]"),
+        out.stderr.contains("error[ome::runtime::not-declared]"),
         "{}",
         out.stderr
     );

@@ -82,6 +82,8 @@ fn a_settings_or_lock_file_that_is_no_regular_file_stops_the_run() {
         let secret = dir.with_extension("secret");
         std::fs::write(&secret, "TOKEN=hunter2-secret-value\n").unwrap();
         let at = dir.join(file);
+        // The example's own settings file makes way for the case's.
+        let _ = std::fs::remove_file(&at);
         match case {
             "link" => std::os::unix::fs::symlink(&secret, &at).unwrap(),
             "dangling" => std::os::unix::fs::symlink(dir.join("nowhere"), &at).unwrap(),

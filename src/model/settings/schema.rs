@@ -208,6 +208,15 @@ const INGRESS: &[Field] = &[default(
     "true",
 )];
 
+const MODEL_AGENT: &[Field] = &[default(
+    field(
+        "enabled",
+        Ty::Bool,
+        "true when the cluster runs OME's model agent (the chart's modelAgent.enabled).",
+    ),
+    "false",
+)];
+
 const AUTOSCALING: &[Field] = &[default(
     field(
         "targetUtilizationPercentage",
@@ -251,6 +260,11 @@ pub(crate) const SETTINGS: &[Field] = &[
         "autoscaling",
         Ty::Map(AUTOSCALING),
         "ome-render's own: the default HPA.",
+    ),
+    field(
+        "modelAgent",
+        Ty::Map(MODEL_AGENT),
+        "The chart's `modelAgent` (no ConfigMap key): whether the cluster runs OME's model agent, which pods of hf://, oci://, vendor:// and local models wait for.",
     ),
     default(
         field(

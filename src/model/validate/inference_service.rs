@@ -142,6 +142,17 @@ fn schema(f: &mut Findings<'_>, spec: &Node) {
     }
     if let Some(ttl) = present(spec, "ttlSecondsAfterCreation") {
         f.minimum(SCHEMA, ttl, "spec.ttlSecondsAfterCreation", 1);
+        // OME's controller deletes the InferenceService once the TTL has passed; a GitOps
+        // tool then creates it again, and the two go on (SEMANTICS.md#choice-ttl).
+        let d = f
+            .warning(
+                Code::TtlDelete,
+                ttl.pos,
+                "spec.ttlSecondsAfterCreation",
+                "spec.ttlSecondsAfterCreation: OME's controller deletes the InferenceService once this many seconds have passed since its creation, and a GitOps tool syncing it creates it again, so it is deleted and recreated for as long as it stays in Git",
+            )
+            .help("remove spec.ttlSecondsAfterCreation from an InferenceService kept in Git, or delete the InferenceService from Git when it should expire");
+        f.push(d);
     }
     for (role, c) in components(spec) {
         let path = format!("spec.{role}");

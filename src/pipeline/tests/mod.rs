@@ -4,6 +4,7 @@ mod diff;
 mod inheritance;
 mod limits;
 mod pins;
+mod pods;
 mod properties;
 mod render;
 mod resolve;

@@ -10,6 +10,10 @@ use crate::rendered::Rendered;
 use crate::yaml::{Map, Node};
 use std::collections::BTreeMap;
 
+/// The Kueue queue label OME v1.3 keeps off both pod templates: Kueue's LeaderWorkerSet
+/// integration reads it from the LeaderWorkerSet itself (SEMANTICS.md#objects).
+const KUEUE_QUEUE_LABEL: &str = "kueue.x-k8s.io/queue-name";
+
 /// Annotations the worker template leaves out.
 const WORKER_DROPPED_ANNOTATIONS: &[&str] = &[
     "prometheus.io/scrape",
@@ -35,7 +39,8 @@ fn pod_template(
 /// `pods_per_replica` pods, the leader's and the workers' pod specs. As OME's LWS reconciler
 /// writes it (SEMANTICS.md#objects): the object carries the component's labels; the leader
 /// template adds `app`, `ray.io/node-type: head` and the queue labels; the worker template
-/// adds only the queue labels and drops the Prometheus annotations.
+/// adds only the queue labels and drops the Prometheus annotations; neither template keeps
+/// `kueue.x-k8s.io/queue-name`.
 pub(crate) fn leader_worker_set(
     isvc: &InferenceService,
     names: &ComponentNames<'_>,
@@ -51,6 +56,8 @@ pub(crate) fn leader_worker_set(
     add_queue_labels(&meta.annotations, &mut leader_labels);
     let mut worker_labels = meta.labels.clone();
     add_queue_labels(&meta.annotations, &mut worker_labels);
+    leader_labels.remove(KUEUE_QUEUE_LABEL);
+    worker_labels.remove(KUEUE_QUEUE_LABEL);
     let mut worker_annotations = meta.annotations.clone();
     worker_annotations.retain(|k, _| !WORKER_DROPPED_ANNOTATIONS.contains(&k.as_str()));
     let mut lws = object_meta_map(

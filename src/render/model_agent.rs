@@ -1,0 +1,97 @@
+//! Models whose pods wait for OME's model agent (SEMANTICS.md#model-agent).
+//!
+//! A model not on a PVC (and not sharded) gives its pods a node selector
+//! `models.ome.io/…: Ready` that only OME's model agent sets, once it has the model on the
+//! node. The agent is off by default in OME v1.3's chart, and it has no handler for some
+//! storage schemes, whose models never become Ready.
+
+use super::names::model_ready_label_key;
+use super::pod::ModelStorage;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::model::{BaseModel, Settings};
+
+/// What OME v1.3's model agent does with a model's storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AgentStorage {
+    /// A PVC or a sharded model: no node label, no agent.
+    NotNeeded,
+    /// `hf://`, `oci://`, `vendor://` (Ready without a download), `local://`: the agent
+    /// labels the nodes once the model is there.
+    Handled,
+    /// Any other scheme (`s3://`, `gs://`, `az://`, `github://`, `modelpack://`, …) or none:
+    /// the agent fails the download and no node is ever Ready.
+    Unhandled,
+}
+
+/// The storage URI schemes the agent's download switch handles (SEMANTICS.md#model-agent).
+const HANDLED_SCHEMES: &[&str] = &["hf://", "oci://", "vendor://", "local://"];
+
+impl AgentStorage {
+    pub(crate) fn of(model: &BaseModel) -> AgentStorage {
+        if matches!(
+            ModelStorage::of(model),
+            ModelStorage::Pvc { .. } | ModelStorage::Sharded(_)
+        ) {
+            return AgentStorage::NotNeeded;
+        }
+        let uri = model.storage.storage_uri.as_deref().unwrap_or("");
+        if HANDLED_SCHEMES.iter().any(|s| uri.starts_with(s)) {
+            AgentStorage::Handled
+        } else {
+            AgentStorage::Unhandled
+        }
+    }
+}
+
+/// The diagnostic about a model the rendered pods wait for, if any: the same text for every
+/// InferenceService of the model, so that [`dedup`] keeps one.
+pub(crate) fn model_diagnostic(model: &BaseModel, settings: &Settings) -> Option<Diagnostic> {
+    let label = model_ready_label_key(model.namespace.as_deref(), &model.name);
+    let uri = model.storage.storage_uri.as_deref().unwrap_or("");
+    let d = match AgentStorage::of(model) {
+        AgentStorage::NotNeeded => return None,
+        AgentStorage::Handled if settings.model_agent.enabled => Diagnostic::note(
+            Code::ModelAgent,
+            format!(
+                "{} ({uri}) needs OME's model agent, which ome-render.yaml says the cluster runs: its pods wait for nodes labelled `{label}: Ready`",
+                model.object
+            ),
+        )
+        .help("the agent sets the label once the model is on the node; pods stay Pending until then"),
+        AgentStorage::Handled => Diagnostic::warning(
+            Code::ModelAgent,
+            format!(
+                "{} ({uri}) needs OME's model agent: its pods wait for nodes labelled `{label}: Ready`, which only the agent sets, and the agent is off by default in OME v1.3's chart (modelAgent.enabled: false)",
+                model.object
+            ),
+        )
+        .help("run the model agent (the ome-resources chart's modelAgent.enabled: true) and say so with `modelAgent: {enabled: true}` in ome-render.yaml, or store the model on a PVC (pvc://)"),
+        AgentStorage::Unhandled => Diagnostic::warning(
+            Code::ModelAgentUnsupported,
+            format!(
+                "{} is stored at `{uri}`, which OME v1.3's model agent cannot download (it handles hf://, oci://, vendor:// and local://): no node is ever labelled `{label}: Ready`, so its pods stay Pending",
+                model.object
+            ),
+        )
+        .help("store the model on hf://, oci:// or a PVC (pvc://), or put it on the nodes and label them yourself"),
+    };
+    let pos = if model.storage.storage_uri_pos.is_none() {
+        model.pos
+    } else {
+        model.storage.storage_uri_pos
+    };
+    Some(
+        d.at(pos)
+            .object(model.object.clone())
+            .field("spec.storage.storageUri"),
+    )
+}
+
+/// Keeps the first of the model agent's diagnostics that are the same (one per model).
+pub(crate) fn dedup(diags: &mut Vec<Diagnostic>) {
+    let mut seen = std::collections::HashSet::new();
+    diags.retain(|d| {
+        !matches!(d.code, Code::ModelAgent | Code::ModelAgentUnsupported)
+            || seen.insert((d.code, d.pos, d.message.clone()))
+    });
+}
