@@ -14,6 +14,8 @@ fn render(yaml: &str) -> Rendering {
 fn messages(r: &Rendering) -> Vec<String> {
     r.diags
         .iter()
+        // The note of PodMonitors not rendered (no cluster APIs listed) is not what these check.
+        .filter(|d| d.code != crate::diagnostics::Code::Monitoring)
         .map(|d| format!("{:?}: {}", d.severity, d.message))
         .collect()
 }
