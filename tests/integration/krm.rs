@@ -501,3 +501,112 @@ fn the_deploy_examples_hold_the_example_unchanged() {
         }
     }
 }
+
+/// The line and 1-based column of `needle` in `file`.
+fn line_col(file: &Path, needle: &str) -> (usize, usize) {
+    let text = fs::read_to_string(file).unwrap();
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+        .unwrap_or_else(|| panic!("{needle} in {}", file.display()))
+}
+
+#[test]
+fn under_kustomize_a_diagnostic_cites_the_users_file_not_the_resource_list() {
+    needs!(Kustomize);
+    let dir = broken_transformer();
+    // Without the origin annotations kustomize names no file: the item and the field, no
+    // line of the ResourceList.
+    let out = kustomize_build(&dir, EXEC);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "error[ome::runtime::not-found]: ResourceList items[3]: InferenceService/llama-demo/llama-3-2-3b-instruct: spec.runtime.name: runtime no-such-runtime"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(",-[ResourceList"), "{}", out.stderr);
+    // With them (`buildMetadata: [originAnnotations]`), the file's own line and column.
+    let kustomization = dir.join("kustomization.yaml");
+    let text = fs::read_to_string(&kustomization).unwrap();
+    fs::write(
+        &kustomization,
+        text + "buildMetadata: [originAnnotations]\n",
+    )
+    .unwrap();
+    let out = kustomize_build(&dir, EXEC);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let (line, col) = line_col(&dir.join("isvc.yaml"), "name: no-such-runtime");
+    assert!(
+        out.stderr.contains(&format!(",-[isvc.yaml:{line}:{col}]")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("{line} |     name: no-such-runtime")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn under_kpt_a_diagnostic_cites_the_file_when_it_is_relative_to_the_working_directory() {
+    needs!(Kpt);
+    let pkg = copy_dir("deploy/kpt", "kpt-located");
+    let isvc = pkg.join("isvc.yaml");
+    let text = fs::read_to_string(&isvc).unwrap().replace(
+        "  engine:\n",
+        "  runtime:\n    name: no-such-runtime\n  engine:\n",
+    );
+    fs::write(&isvc, text).unwrap();
+    let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
+    let eval = |target: &str, cwd: &Path| {
+        tool(
+            kpt(),
+            &[
+                "fn",
+                "eval",
+                target,
+                "--exec",
+                &exec,
+                "--truncate-output=false",
+            ],
+            cwd,
+        )
+    };
+    // In the package, `config.kubernetes.io/path: isvc.yaml` is a file here.
+    let inside = eval(".", &pkg);
+    assert_eq!(inside.code, 1, "{}", inside.stderr);
+    let (line, col) = line_col(&isvc, "name: no-such-runtime");
+    assert!(
+        inside
+            .stderr
+            .contains(&format!(",-[isvc.yaml:{line}:{col}]")),
+        "{}",
+        inside.stderr
+    );
+    assert!(
+        !inside.stderr.contains("ResourceList items"),
+        "{}",
+        inside.stderr
+    );
+    // From its parent the path names no file here: the path and the field path, no line.
+    let parent = pkg.parent().unwrap();
+    let name = pkg.file_name().unwrap().to_str().unwrap();
+    let outside = eval(name, parent);
+    assert_eq!(outside.code, 1, "{}", outside.stderr);
+    assert!(
+        outside.stderr.contains(
+            "error[ome::runtime::not-found]: isvc.yaml: InferenceService/llama-demo/llama-3-2-3b-instruct: spec.runtime.name: runtime no-such-runtime"
+        ),
+        "{}",
+        outside.stderr
+    );
+    assert!(
+        !outside.stderr.contains("ResourceList items"),
+        "{}",
+        outside.stderr
+    );
+}
