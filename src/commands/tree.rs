@@ -3,11 +3,13 @@
 //! (SEMANTICS.md#tree).
 
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
-use crate::cli::{ExplainFormat, GlobalArgs, TreeArgs};
+use crate::cli::{GlobalArgs, TreeArgs, TreeFormat};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::Scope;
 use crate::select::resolve::{Resolver, resolve};
-use crate::select::tree::{TreeError, isvc_tree, render_json, render_table, runtime_tree, target};
+use crate::select::tree::{
+    TreeError, isvc_tree, render_graph, render_json, render_table, runtime_tree, target,
+};
 use std::io::Write;
 
 pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
@@ -117,8 +119,10 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         return ExitStatus::InputErrors;
     }
     let text = match args.format {
-        ExplainFormat::Table => render_table(&built, args.show_unattributed_users),
-        ExplainFormat::Json => render_json(&built, args.show_unattributed_users),
+        TreeFormat::Table => render_table(&built, args.show_unattributed_users),
+        TreeFormat::Json => render_json(&built, args.show_unattributed_users),
+        TreeFormat::Mermaid => render_graph(&built).mermaid(),
+        TreeFormat::Dot => render_graph(&built).dot(),
     };
     let written = {
         let mut out = std::io::stdout().lock();
