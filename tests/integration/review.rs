@@ -560,3 +560,39 @@ fn tree_draws_the_inheritance_tree_as_mermaid_and_dot() {
         "the same edges: {dot}"
     );
 }
+
+#[test]
+fn the_readme_shows_the_markdown_report_as_it_is() {
+    const START: &str = "<!-- report example: written by tests/integration/review.rs, which fails when it drifts (OME_RENDER_BLESS=1 rewrites it) -->\n";
+    const END: &str = "<!-- report example end -->\n";
+    let (base, head) = two_copies("readme-report", "examples/llama-demo");
+    edit(
+        &head.join("runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=0.85",
+    );
+    let dir = base.parent().expect("scratch");
+    let out = run_in(
+        dir,
+        &["-q", "diff", "--format", "markdown", "base", "head"],
+        &[],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("```mermaid\n"), "{}", out.stdout);
+    let readme_path = repo_root().join("README.md");
+    let readme = fs::read_to_string(&readme_path).expect("README.md");
+    let start = readme.find(START).expect("the example's start marker") + START.len();
+    let end = start + readme[start..].find(END).expect("the example's end marker");
+    let wanted = format!("\n{}", out.stdout);
+    if readme[start..end] != wanted {
+        if std::env::var_os("OME_RENDER_BLESS").is_some() {
+            let updated = format!("{}{wanted}{}", &readme[..start], &readme[end..]);
+            fs::write(&readme_path, updated).expect("README.md written");
+        } else {
+            panic!(
+                "README.md's report example differs from what ome-render writes; run `OME_RENDER_BLESS=1 cargo test --test integration the_readme_shows` and review:\n{wanted}"
+            );
+        }
+    }
+}
