@@ -176,12 +176,7 @@ fn a_rendered_dollar_brace_warns_about_flux_substitution() {
         out.stderr
     );
     // It points at the runtime's line that holds `${` (#32), the InferenceService second.
-    let text = fs::read_to_string(&runtime).unwrap();
-    let (line, col) = text
-        .lines()
-        .enumerate()
-        .find_map(|(i, l)| l.find("--tp-size=${TP}").map(|c| (i + 1, c + 1)))
-        .unwrap();
+    let (line, col) = crate::support::line_col(&runtime, "--tp-size=${TP}");
     assert!(
         out.stderr
             .contains(&format!("manifests/runtime.yaml:{line}:{col}]")),
