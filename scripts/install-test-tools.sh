@@ -15,7 +15,7 @@
 #   under target/test-tools/node.
 # - kpt 1.0.0-beta: no registry ships it; the project's machines have it preinstalled, and
 #   this script only checks that it is there.
-# - zsh and fish, from Debian's packages (apt; root).
+# - zsh and fish, and Graphviz's dot, from Debian's packages (apt; root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools=target/test-tools
@@ -51,10 +51,13 @@ fi
 
 # --- zsh and fish (Debian 12's zsh 5.9 and fish 3.6, apt, root as CI runs), whose completion
 # of `ome-render` tests/integration/completions.rs checks with the real shells
+# and Graphviz (Debian 12's 2.42), whose `dot` reads `ome-render tree --format dot` in
+# tests/integration/review.rs
 missing=()
 for tool in zsh fish; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
+command -v dot >/dev/null || missing+=(graphviz)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "install-test-tools: ${missing[*]} (apt)"
   export DEBIAN_FRONTEND=noninteractive

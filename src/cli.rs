@@ -354,6 +354,15 @@ pub enum ExplainFormat {
     Json,
 }
 
+/// `tree --format`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeFormat {
+    Table,
+    Json,
+    Mermaid,
+    Dot,
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorFormatArg {
     Human,
@@ -450,7 +459,7 @@ pub struct TreeArgs {
     /// List the InferenceServices in scope whose runtime can't be resolved.
     #[arg(long)]
     pub show_unattributed_users: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = ExplainFormat::Table, value_name = "FORMAT")]
-    pub format: ExplainFormat,
+    /// Output format: the table, JSON, or the tree drawn as a Mermaid or Graphviz DOT graph.
+    #[arg(long, value_enum, default_value_t = TreeFormat::Table, value_name = "FORMAT")]
+    pub format: TreeFormat,
 }

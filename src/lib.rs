@@ -29,6 +29,7 @@ pub mod cli;
 pub(crate) mod commands;
 pub(crate) mod diagnostics;
 pub(crate) mod diff;
+pub(crate) mod drawing;
 pub(crate) mod emit;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

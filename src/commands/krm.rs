@@ -16,7 +16,7 @@ use crate::cli::GlobalArgs;
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef, Severity};
 use crate::emit::{self, Format};
-use crate::load::krm::resource_list_bytes;
+use crate::load::krm::{ItemPlace, place_in_files, resource_list_bytes};
 use crate::load::{self, LoadOptions, Loaded, Object};
 use crate::map;
 use crate::model::fields::Reader;
@@ -497,16 +497,74 @@ fn is_local_config(root: &Node) -> bool {
     annotation(root, &["config.kubernetes.io/local-config"]).is_some_and(|v| v == "true")
 }
 
+/// The diagnostics as a reader sees them on standard error (SEMANTICS.md#krm-function): a
+/// place in an item of the ResourceList is moved to the same field of the user's file when
+/// that file (`config.kubernetes.io/path`) is there and holds the object, else it becomes
+/// the file's path and the field path, without a line. The results keep the items' places.
+fn for_readers(
+    diags: &[Diagnostic],
+    sources: &mut Sources,
+    origins: &Origins,
+    global: &GlobalArgs,
+) -> Vec<Diagnostic> {
+    let positions: Vec<Pos> = diags
+        .iter()
+        .flat_map(|d| d.pos.into_iter().chain(d.related.iter().map(|r| r.pos)))
+        .collect();
+    let places = place_in_files(sources, origins.list_sources, positions, &global.limits());
+    let mut shown: Vec<Diagnostic> = diags
+        .iter()
+        .map(|d| {
+            let mut d = d.clone();
+            match d.pos.and_then(|p| places.get(&p)) {
+                Some(ItemPlace::File(at)) => d.pos = Some(*at),
+                Some(ItemPlace::Unplaced { path, field }) => {
+                    let mut lead = format!("{path}: ");
+                    if let Some(object) = d.object.take() {
+                        lead.push_str(&format!("{object}: "));
+                    }
+                    if let Some(field) = d.field.take().or_else(|| field.clone()) {
+                        lead.push_str(&format!("{field}: "));
+                    }
+                    d.message.insert_str(0, &lead);
+                    d.pos = None;
+                }
+                None => {}
+            }
+            d.related.retain_mut(|r| match places.get(&r.pos) {
+                Some(ItemPlace::File(at)) => {
+                    r.pos = *at;
+                    true
+                }
+                Some(ItemPlace::Unplaced { .. }) => false,
+                None => true,
+            });
+            d
+        })
+        .collect();
+    crate::diagnostics::sort(&mut shown);
+    shown
+}
+
 /// Reports the diagnostics on standard error and, as results, in a ResourceList without
 /// items on standard output: exit 1.
 fn failed(
     mut diags: Vec<Diagnostic>,
-    sources: &Sources,
+    sources: &mut Sources,
     origins: &Origins,
     global: &GlobalArgs,
 ) -> ExitStatus {
     crate::diagnostics::sort(&mut diags);
-    report(&mut diags, sources, global, Outcome::Writes, false);
+    if global.strict {
+        for d in &mut diags {
+            if d.severity == Severity::Warning {
+                d.severity = Severity::Error;
+            }
+        }
+    }
+    let mut shown = for_readers(&diags, sources, origins, global);
+    report(&mut shown, sources, global, Outcome::Writes, false);
+    let sources: &Sources = sources;
     let results: Vec<Node> = diags
         .iter()
         .filter(|d| !(global.quiet && d.severity == Severity::Note))
@@ -529,10 +587,15 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         Ok(bytes) => bytes,
         Err(e) => return fatal(&format!("cannot read standard input: {e}")),
     };
-    let list = resource_list_bytes(bytes, &limits);
+    let mut list = resource_list_bytes(bytes, &limits);
     let no_origins = Origins::default();
     if list.has_errors() {
-        return failed(list.loaded.diags, &list.loaded.sources, &no_origins, global);
+        return failed(
+            list.loaded.diags,
+            &mut list.loaded.sources,
+            &no_origins,
+            global,
+        );
     }
     let mut config_diags = Vec::new();
     let config = FunctionConfig::read(list.function_config.as_ref(), &mut config_diags);
@@ -582,7 +645,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
     );
     if config_diags.iter().any(Diagnostic::is_error) {
         loaded.diags.extend(config_diags);
-        return failed(loaded.diags, &loaded.sources, &origins_now, &global);
+        return failed(loaded.diags, &mut loaded.sources, &origins_now, &global);
     }
     loaded.diags.extend(config_diags);
 
@@ -610,12 +673,12 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             Ok(Vec::new())
         })
     };
-    let loaded: Loaded = match read {
+    let mut loaded: Loaded = match read {
         Ok(loaded) => loaded,
         Err(e) => {
             let d = Diagnostic::error(Code::KrmFunctionConfig, e.to_string())
                 .help("paths and the settings file are read relative to the current directory (under kustomize: the kustomization's directory)");
-            return failed(vec![d], &Sources::new(), &no_origins, &global);
+            return failed(vec![d], &mut Sources::new(), &no_origins, &global);
         }
     };
     let origins = Origins::of(
@@ -636,7 +699,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
             "without `spec.paths` the settings file is {} in the current directory (under kustomize: the kustomization's); name the function's file otherwise (e.g. render.yaml), or set `spec.settings`",
             load::SETTINGS_FILE
         ));
-        return failed(vec![d], &loaded.sources, &origins, &global);
+        return failed(vec![d], &mut loaded.sources, &origins, &global);
     }
     let local: HashSet<ObjectRef> = loaded
         .objects
@@ -691,11 +754,12 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         }
     }
     if diags.iter().any(Diagnostic::is_error) {
-        return failed(diags, &rendering.sources, &origins, &global);
+        return failed(diags, &mut rendering.sources, &origins, &global);
     }
     crate::diagnostics::sort(&mut diags);
+    let mut shown = for_readers(&diags, &mut rendering.sources, &origins, &global);
     report(
-        &mut diags,
+        &mut shown,
         &rendering.sources,
         &global,
         Outcome::Writes,

@@ -3,11 +3,13 @@
 //! (SEMANTICS.md#tree).
 
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
-use crate::cli::{ExplainFormat, GlobalArgs, TreeArgs};
+use crate::cli::{GlobalArgs, TreeArgs, TreeFormat};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::Scope;
 use crate::select::resolve::{Resolver, resolve};
-use crate::select::tree::{TreeError, isvc_tree, render_json, render_table, runtime_tree, target};
+use crate::select::tree::{
+    TreeError, isvc_tree, render_graph, render_json, render_table, runtime_tree, target,
+};
 use std::io::Write;
 
 pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
@@ -79,13 +81,13 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
             return ExitStatus::InputErrors;
         }
         let text = match args.format {
-            ExplainFormat::Table => reports
+            TreeFormat::Table => reports
                 .iter()
                 .map(|r| render_table(r, args.show_unattributed_users))
                 .collect::<Vec<_>>()
                 .join("\n"),
             // One document: the reports in a JSON array.
-            ExplainFormat::Json => format!(
+            TreeFormat::Json => format!(
                 "[{}]\n",
                 reports
                     .iter()
@@ -95,6 +97,12 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
+            // A graph draws one tree.
+            TreeFormat::Mermaid | TreeFormat::Dot => {
+                return fatal(
+                    "--format mermaid and dot draw one runtime's tree: name a RUNTIME (or --isvc) before the path",
+                );
+            }
         };
         let written = {
             let mut out = std::io::stdout().lock();
@@ -169,8 +177,10 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         return ExitStatus::InputErrors;
     }
     let text = match args.format {
-        ExplainFormat::Table => render_table(&built, args.show_unattributed_users),
-        ExplainFormat::Json => render_json(&built, args.show_unattributed_users),
+        TreeFormat::Table => render_table(&built, args.show_unattributed_users),
+        TreeFormat::Json => render_json(&built, args.show_unattributed_users),
+        TreeFormat::Mermaid => render_graph(&built).mermaid(),
+        TreeFormat::Dot => render_graph(&built).dot(),
     };
     let written = {
         let mut out = std::io::stdout().lock();

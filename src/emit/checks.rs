@@ -9,6 +9,7 @@ use crate::k8s::id::ObjectId;
 use crate::model::settings::PodMonitorConfig;
 use crate::render::objects::pod_monitor;
 use crate::rendered::{Body, Rendered};
+use crate::yaml::{Node, Pos, Value};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
@@ -305,48 +306,68 @@ fn substitution_line(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(&bytes[start..end]).ok().map(str::trim)
 }
 
+/// The position of the first scalar (or key) of `node` holding `${`, in the order the
+/// emitter writes them; `Pos::NONE` when the renderer made it.
+fn substitution_pos(node: &Node) -> Option<Pos> {
+    match &node.value {
+        Value::Str(s) => s.contains("${").then_some(node.pos),
+        Value::Seq(items) => items.iter().find_map(substitution_pos),
+        Value::Map(map) => map.entries().find_map(|(key, value)| {
+            if key.as_str().contains("${") {
+                Some(value.pos)
+            } else {
+                substitution_pos(value)
+            }
+        }),
+        _ => None,
+    }
+}
+
 /// A rendered object whose serialised form holds `${`: Flux's post-build substitution
 /// (`spec.postBuild`) would replace `${VAR}` with a variable's value, or with nothing, when
 /// it applies the object (SEMANTICS.md#choice-flux-substitution). A warning per object,
 /// unless the object opts out with `kustomize.toolkit.fluxcd.io/substitute: disabled`.
 /// Objects passed through are the user's own, written for whatever substitution they
 /// intend, and are not checked.
-pub(crate) fn flux_substitution(objects: &[Rendered], diags: &mut Vec<Diagnostic>) {
-    let found: Vec<Diagnostic> = objects
-        .par_iter()
-        .filter(|o| o.source.is_some())
-        .filter_map(|o| {
-            let Body::Bytes(bytes) = &o.body else {
-                return None;
-            };
-            let line = substitution_line(bytes)?;
-            let opted_out = std::str::from_utf8(bytes).is_ok_and(|text| {
-                text.lines().any(|l| {
-                    let l = l.trim().trim_start_matches('"');
-                    l.starts_with(FLUX_SUBSTITUTE_KEY) && l.contains("disabled")
-                })
-            });
-            if opted_out {
-                return None;
-            }
-            let line: String = line.chars().take(120).collect();
-            Some(
-                Diagnostic::warning(
-                    Code::FluxSubstitution,
-                    format!(
-                        "{} contains `${{` (`{line}`): Flux's post-build substitution would replace `${{…}}` when it applies the object",
-                        o.object_ref()
-                    ),
-                )
-                .at(o.pos)
-                .object(o.object_ref())
-                .help(format!(
-                    "under Flux with `spec.postBuild`, write `$${{…}}` to keep the text, or annotate the InferenceService `{FLUX_SUBSTITUTE_KEY}: disabled`; Kubernetes itself expands only `$(VAR)`"
-                )),
-            )
+///
+/// `tree` is the object's tree before it was serialised: the warning points at the input
+/// line that holds `${` (a runtime's argument, say), with the InferenceService as a second
+/// place; without a tree, or for text the renderer made, at the InferenceService.
+pub(crate) fn flux_substitution(o: &Rendered, tree: Option<&Node>) -> Option<Diagnostic> {
+    let source = o.source.as_ref()?;
+    let Body::Bytes(bytes) = &o.body else {
+        return None;
+    };
+    let line = substitution_line(bytes)?;
+    let opted_out = std::str::from_utf8(bytes).is_ok_and(|text| {
+        text.lines().any(|l| {
+            let l = l.trim().trim_start_matches('"');
+            l.starts_with(FLUX_SUBSTITUTE_KEY) && l.contains("disabled")
         })
-        .collect();
-    diags.extend(found);
+    });
+    if opted_out {
+        return None;
+    }
+    let line: String = line.chars().take(120).collect();
+    let at = tree
+        .and_then(substitution_pos)
+        .filter(|p| !p.is_none() && (p.file, p.line) != (o.pos.file, o.pos.line));
+    let mut d = Diagnostic::warning(
+        Code::FluxSubstitution,
+        format!(
+            "{} contains `${{` (`{line}`): Flux's post-build substitution would replace `${{…}}` when it applies the object",
+            o.object_ref()
+        ),
+    )
+    .at(at.unwrap_or(o.pos))
+    .object(o.object_ref())
+    .help(format!(
+        "under Flux with `spec.postBuild`, write `$${{…}}` to keep the text, or annotate the InferenceService `{FLUX_SUBSTITUTE_KEY}: disabled`; Kubernetes itself expands only `$(VAR)`"
+    ));
+    if at.is_some() {
+        d = d.related(o.pos, format!("{source}, which renders {}", o.object_ref()));
+    }
+    Some(d)
 }
 
 #[cfg(test)]
@@ -390,8 +411,9 @@ mod tests {
             ),
         ];
         for (text, rendered, line) in cases {
-            let mut diags = Vec::new();
-            flux_substitution(&[object(text, rendered)], &mut diags);
+            let diags: Vec<Diagnostic> = flux_substitution(&object(text, rendered), None)
+                .into_iter()
+                .collect();
             match line {
                 Some(line) => {
                     assert_eq!(diags.len(), 1, "{text}");

@@ -146,13 +146,14 @@ fn write_tree(node: &Node, format: Format, out: &mut Vec<u8>) {
     }
 }
 
-/// Serialises the object in `format`, replacing its tree by the bytes. The caller knows the
+/// Serialises the object in `format`, replacing its tree by the bytes, and gives the tree
+/// back (for a check that needs the input positions, then dropped). The caller knows the
 /// format before it renders, so each object is serialised once, right after it is built.
 ///
 /// The bytes are written into a buffer each thread keeps and copied out at their exact size:
 /// one allocation and one copy per object, where a growing buffer would reallocate and copy
 /// as it doubles, then again to shrink.
-pub(crate) fn serialise(object: &mut Rendered, format: Format) {
+pub(crate) fn serialise(object: &mut Rendered, format: Format) -> Option<Node> {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -162,13 +163,19 @@ pub(crate) fn serialise(object: &mut Rendered, format: Format) {
             write_tree(node, format, buf);
             buf.as_slice().to_vec()
         });
-        object.body = Body::Bytes(out);
+        return match std::mem::replace(&mut object.body, Body::Bytes(out)) {
+            Body::Tree(node) => Some(node),
+            Body::Bytes(_) => None,
+        };
     }
+    None
 }
 
 /// Serialises every object not yet serialised, in parallel.
 pub(crate) fn serialise_all(objects: &mut [Rendered], format: Format) {
-    objects.par_iter_mut().for_each(|o| serialise(o, format));
+    objects.par_iter_mut().for_each(|o| {
+        serialise(o, format);
+    });
 }
 
 /// The object's bytes in `format`: its serialised body, or its tree serialised now.

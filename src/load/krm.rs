@@ -4,8 +4,8 @@
 //! The items become [`Object`]s directly, with no round trip through text. When the
 //! ResourceList is laid out as kustomize and kpt write it (a block sequence under a
 //! top-level `items:`), each item's lines are parsed on their own, in parallel, and each item
-//! is a source file of its own (`isvc.yaml (ResourceList items[3])`), so a diagnostic quotes
-//! the item and its line within it. Any other layout is parsed as one document, the
+//! is a source file of its own (`isvc.yaml (ResourceList items[3])`); [`place_in_files`]
+//! finds a place in an item again in the user's file, for the report on standard error. Any other layout is parsed as one document, the
 //! ResourceList being the one source. An item ome-render cannot read as an object (no name,
 //! a `List`, not a map) is kept as it is, to be passed through untouched — unless it claims
 //! to be an OME resource, which is then an error.
@@ -15,7 +15,7 @@ use super::objects::{item_object, object_problems, syntax_error, type_problem};
 use super::{Loaded, Object, bytes_limit};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::Sources;
-use crate::yaml::parse::{AliasBudget, ParseLimits, parse_stream_limited};
+use crate::yaml::parse::{AliasBudget, Document, ParseLimits, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -337,6 +337,178 @@ pub(crate) fn resource_list(text: String, limits: &Limits) -> ResourceList {
     out.loaded.objects = objects;
     out.sources = u32::try_from(out.loaded.sources.len()).unwrap_or(u32::MAX);
     out
+}
+
+/// Where a place in an item of the ResourceList is for a reader (SEMANTICS.md#krm-function).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ItemPlace {
+    /// The same field in the file the orchestrator names (`config.kubernetes.io/path`),
+    /// which exists relative to the current directory and holds the object: its line and
+    /// column (the file is added to the sources).
+    File(Pos),
+    /// The file (or, without one, the item) and the field path, without a line: the file is
+    /// not there, does not hold the object, or not the field (kustomize added it, say).
+    Unplaced { path: String, field: Option<String> },
+}
+
+/// One step of a field path.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The steps from `node` to the deepest node at `pos`.
+fn steps_to(node: &Node, pos: Pos) -> Option<Vec<Step>> {
+    let inner = match &node.value {
+        Value::Map(map) => map.entries().find_map(|(k, v)| {
+            let mut steps = steps_to(v, pos)?;
+            steps.insert(0, Step::Key(k.as_str().to_string()));
+            Some(steps)
+        }),
+        Value::Seq(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let mut steps = steps_to(v, pos)?;
+            steps.insert(0, Step::Index(i));
+            Some(steps)
+        }),
+        _ => None,
+    };
+    inner.or_else(|| (node.pos == pos).then(Vec::new))
+}
+
+fn follow<'n>(node: &'n Node, steps: &[Step]) -> Option<&'n Node> {
+    steps
+        .iter()
+        .try_fold(node, |n, step| match (step, &n.value) {
+            (Step::Key(k), Value::Map(map)) => map.get(k),
+            (Step::Index(i), Value::Seq(items)) => items.get(*i),
+            _ => None,
+        })
+}
+
+/// A field path as diagnostics write it: `spec.runtime.name`, `args[2]`.
+fn field_path(steps: &[Step]) -> Option<String> {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The file an item comes from, as the orchestrator annotates it: kpt's
+/// `internal.config.kubernetes.io/path` or `config.kubernetes.io/path`, or kustomize's
+/// `config.kubernetes.io/origin` (`buildMetadata: [originAnnotations]`) when the file is
+/// local; and its document index.
+fn item_file(item: &Node) -> (Option<String>, Option<usize>) {
+    let annotations = item.at(&["metadata", "annotations"]);
+    let get = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Node::as_str);
+    // kustomize writes the origin as a small block of `key: value` lines; one with a `repo`
+    // came from a remote base, not from a file here.
+    let origin = || {
+        let text = get("config.kubernetes.io/origin")?;
+        let value = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                .map(|v| v.trim().trim_matches(['\'', '"']))
+        };
+        match value("repo") {
+            Some(_) => None,
+            None => value("path").filter(|p| !p.is_empty()).map(str::to_string),
+        }
+    };
+    let path = get("internal.config.kubernetes.io/path")
+        .or_else(|| get("config.kubernetes.io/path"))
+        .map(str::to_string)
+        .or_else(origin);
+    let index = get("internal.config.kubernetes.io/index")
+        .or_else(|| get("config.kubernetes.io/index"))
+        .and_then(|i| i.parse().ok());
+    (path, index)
+}
+
+/// The document of `docs` that is the item: the one at `index` when it has the item's kind
+/// and name, else the first that has them.
+fn the_document<'d>(docs: &'d [Document], item: &Node, index: Option<usize>) -> Option<&'d Node> {
+    let same = |n: &Node| {
+        n.str_at(&["kind"]) == item.str_at(&["kind"])
+            && n.str_at(&["metadata", "name"]) == item.str_at(&["metadata", "name"])
+    };
+    index
+        .and_then(|i| docs.iter().find(|d| d.index == i && same(&d.root)))
+        .or_else(|| docs.iter().find(|d| same(&d.root)))
+        .map(|d| &d.root)
+}
+
+/// For each of `positions` in an item of the ResourceList (sources `1..list_sources`, as
+/// [`resource_list`] numbers them), where it is in the user's file, or the path and field
+/// path when that can't be said (SEMANTICS.md#krm-function). Reads only files inside the
+/// current directory, each at most `limits.file_bytes`, and only for the items named.
+pub(crate) fn place_in_files(
+    sources: &mut Sources,
+    list_sources: u32,
+    positions: impl IntoIterator<Item = Pos>,
+    limits: &Limits,
+) -> std::collections::HashMap<Pos, ItemPlace> {
+    let mut by_item: std::collections::BTreeMap<u32, Vec<Pos>> = std::collections::BTreeMap::new();
+    for pos in positions {
+        if pos.file >= 1 && pos.file < list_sources && !pos.is_none() {
+            by_item.entry(pos.file).or_default().push(pos);
+        }
+    }
+    let parse_limits = limits.parse();
+    let budget = limits.alias_budget();
+    let mut places = std::collections::HashMap::new();
+    for (file, wanted) in by_item {
+        let Some(text) = sources.get(file).and_then(|f| f.text()).map(str::to_string) else {
+            continue;
+        };
+        let item = parse_stream_limited(&text, file, &parse_limits, &budget)
+            .ok()
+            .and_then(|mut docs| docs.pop())
+            .and_then(|doc| match doc.root.value {
+                Value::Seq(mut seq) if seq.len() == 1 => seq.pop(),
+                _ => None,
+            });
+        let Some(item) = item else {
+            continue;
+        };
+        let (path, index) = item_file(&item);
+        let docs = path.as_deref().and_then(|path| {
+            let text = super::read_inside_current_dir(path, limits.file_bytes)?;
+            let text: Arc<str> = Arc::from(text);
+            let id = sources.add(path.to_string(), text.clone());
+            parse_stream_limited(&text, id, &parse_limits, &budget).ok()
+        });
+        let doc = docs
+            .as_deref()
+            .and_then(|docs| the_document(docs, &item, index));
+        let name = path.unwrap_or_else(|| format!("ResourceList items[{}]", file - 1));
+        for pos in wanted {
+            let steps = steps_to(&item, pos);
+            let found = doc
+                .zip(steps.as_deref())
+                .and_then(|(doc, steps)| follow(doc, steps))
+                .map(|n| n.pos)
+                .filter(|p| !p.is_none());
+            let place = match found {
+                Some(at) => ItemPlace::File(at),
+                None => ItemPlace::Unplaced {
+                    path: name.clone(),
+                    field: steps.as_deref().and_then(field_path),
+                },
+            };
+            places.insert(pos, place);
+        }
+    }
+    places
 }
 
 #[cfg(test)]

@@ -132,6 +132,33 @@ fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, Stamp), String
     Ok((file, stamp))
 }
 
+/// The text of the file a KRM item names (`config.kubernetes.io/path`), read only when it
+/// lies inside the current directory: a relative path of plain names, which resolves (links
+/// followed) under the current directory, to a regular file of at most `max` bytes of UTF-8.
+/// `None` otherwise: the diagnostic then names the path without a line.
+pub(crate) fn read_inside_current_dir(path: &str, max: u64) -> Option<String> {
+    let p = std::path::Path::new(path);
+    let plain = p.components().all(|c| {
+        matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if !plain || path.is_empty() {
+        return None;
+    }
+    let here = std::fs::canonicalize(".").ok()?;
+    if !std::fs::canonicalize(p).ok()?.starts_with(&here) {
+        return None;
+    }
+    let (file, stamp) = open_regular(p).ok()?;
+    let bytes = read_all(file, stamp.len, max).ok()?;
+    if bytes.len() as u64 > max {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
 /// Reads at most `max + 1` bytes of `file`, `size` long when it was measured.
 fn read_all(file: std::fs::File, size: u64, max: u64) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(max)).unwrap_or(0));

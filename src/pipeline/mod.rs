@@ -266,7 +266,13 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                     objects.iter_mut().for_each(|o| normalise.apply(o));
                 }
                 if let Some(format) = options.serialise {
-                    objects.iter_mut().for_each(|o| emit::serialise(o, format));
+                    for o in &mut objects {
+                        // The tree is at hand only now: the check points into the input.
+                        let tree = emit::serialise(o, format);
+                        if !options.no_flux_check {
+                            d.extend(emit::checks::flux_substitution(o, tree.as_ref()));
+                        }
+                    }
                 }
                 if options.trace {
                     summary = Some(resolution.summary(&isvc));
@@ -412,9 +418,6 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
     if let Some(format) = options.serialise {
         emit::serialise_all(&mut objects, format);
-        if !options.no_flux_check {
-            emit::checks::flux_substitution(&objects, &mut diags);
-        }
     }
     // `diff` orders only what differs; the output order is for writing.
     if !options.trace {

@@ -14,6 +14,7 @@ use super::pins::{self, Live};
 use super::request::Request;
 use super::resolve::{Resolver, named_runtime};
 use crate::catalog::Catalog;
+use crate::drawing::{Graph, Line, Shape};
 use crate::inherit::{self, Issue, Walk};
 use crate::model::{InferenceService, Runtime, Scope};
 use crate::revision::kind_name;
@@ -467,6 +468,38 @@ const WIDTH: usize = 80;
 
 /// The table, as `kubectl ome runtime tree` prints it (identities are never clipped:
 /// SEMANTICS.md#choice-tree-width).
+/// The most nodes `tree --format mermaid|dot` draws; the rest are one "… and N more" node.
+const GRAPH_NODES: usize = 30;
+
+/// The tree as a graph (SEMANTICS.md#tree): each runtime points at the runtimes that inherit
+/// from it, each head at the InferenceServices that use it (dashed when auto-selection chose
+/// it), as the diff report's impact graph draws them.
+pub(crate) fn render_graph(report: &Report) -> Graph {
+    let mut g = Graph::new(GRAPH_NODES);
+    for context in &report.contexts {
+        for path in &context.paths {
+            let mut above = None;
+            for (id, _, _) in &path.runtimes {
+                let label = id.show(None);
+                let this = g.node(&label, &label, Shape::Box);
+                g.edge(above, this, Line::Solid);
+                above = this;
+            }
+            for d in &path.dependents {
+                let label = format!("InferenceService/{}/{}", d.namespace, d.name);
+                let to = g.node(&label, &label, Shape::Round);
+                let line = if d.auto_selected {
+                    Line::Dashed
+                } else {
+                    Line::Solid
+                };
+                g.edge(above, to, line);
+            }
+        }
+    }
+    g
+}
+
 pub(crate) fn render_table(report: &Report, show_unattributed: bool) -> String {
     let mut lines = vec!["RUNTIME TREE".to_string()];
     lines.push(match &report.target {

@@ -175,8 +175,31 @@ fn a_rendered_dollar_brace_warns_about_flux_substitution() {
         "{}",
         out.stderr
     );
+    // It points at the runtime's line that holds `${` (#32), the InferenceService second.
+    let (line, col) = crate::support::line_col(&runtime, "--tp-size=${TP}");
+    assert!(
+        out.stderr
+            .contains(&format!("manifests/runtime.yaml:{line}:{col}]")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("{line} |         - --tp-size=${{TP}}")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "InferenceService/llama-demo/llama-3-2-3b-instruct, which renders Deployment/llama-demo/llama-3-2-3b-instruct-engine"
+        ) && out.stderr.contains("manifests/isvc.yaml:"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(
-        out.stderr.matches("flux-substitution").count(),
+        out.stderr
+            .matches("warning[ome::output::flux-substitution]")
+            .count(),
         1,
         "only the Deployment holds it"
     );

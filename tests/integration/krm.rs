@@ -4,7 +4,9 @@
 //! installs or checks both; see `support::Tool`). The examples are
 //! those of `deploy/`, as the README tells users to run them.
 
-use crate::support::{kpt, kustomize, needs, python_tools, repo_root, run, run_with, scratch};
+use crate::support::{
+    kpt, kustomize, line_col, needs, python_tools, repo_root, run, run_with, scratch,
+};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -211,6 +213,16 @@ fn an_error_fails_kustomize_with_the_message_and_no_output() {
         "{}",
         out.stderr
     );
+    // kustomize names no file without its origin annotations: the report cites the item and
+    // the field, no line of the ResourceList (#32).
+    assert!(
+        out.stderr.contains(
+            "error[ome::runtime::not-found]: ResourceList items[3]: InferenceService/llama-demo/llama-3-2-3b-instruct: spec.runtime.name: runtime no-such-runtime"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains(",-[ResourceList"), "{}", out.stderr);
 }
 
 #[test]
@@ -391,17 +403,23 @@ fn kpt_fn_render_runs_the_kptfile_pipeline() {
     assert_eq!(strip(kpt_docs), strip(cli_docs));
 }
 
-#[test]
-fn kpt_shows_an_error_as_a_result_naming_the_object() {
-    needs!(Kpt);
-    let kpt = kpt();
-    let pkg = copy_dir("deploy/kpt", "kpt-error");
+/// A copy of the kpt package whose InferenceService names a runtime that does not exist.
+fn broken_kpt_package(name: &str) -> PathBuf {
+    let pkg = copy_dir("deploy/kpt", name);
     let isvc = pkg.join("isvc.yaml");
     let text = fs::read_to_string(&isvc).unwrap().replace(
         "  engine:\n",
         "  runtime:\n    name: no-such-runtime\n  engine:\n",
     );
     fs::write(&isvc, text).unwrap();
+    pkg
+}
+
+#[test]
+fn kpt_shows_an_error_as_a_result_naming_the_object() {
+    needs!(Kpt);
+    let kpt = kpt();
+    let pkg = broken_kpt_package("kpt-error");
     let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
     let out = tool(
         kpt,
@@ -500,4 +518,88 @@ fn the_deploy_examples_hold_the_example_unchanged() {
             assert_eq!(read(copy), read("examples/llama-demo"), "{copy}/{file}");
         }
     }
+}
+
+#[test]
+fn under_kustomize_with_origins_a_diagnostic_cites_the_users_file() {
+    needs!(Kustomize);
+    let dir = broken_transformer();
+    // With its origin annotations (`buildMetadata: [originAnnotations]`), the file's own
+    // line and column.
+    let kustomization = dir.join("kustomization.yaml");
+    let text = fs::read_to_string(&kustomization).unwrap();
+    fs::write(
+        &kustomization,
+        text + "buildMetadata: [originAnnotations]\n",
+    )
+    .unwrap();
+    let out = kustomize_build(&dir, EXEC);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let (line, col) = line_col(&dir.join("isvc.yaml"), "name: no-such-runtime");
+    assert!(
+        out.stderr.contains(&format!(",-[isvc.yaml:{line}:{col}]")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("{line} |     name: no-such-runtime")),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn under_kpt_a_diagnostic_cites_the_file_when_it_is_relative_to_the_working_directory() {
+    needs!(Kpt);
+    let pkg = broken_kpt_package("kpt-located");
+    let isvc = pkg.join("isvc.yaml");
+    let exec = format!("{} krm", env!("CARGO_BIN_EXE_ome-render"));
+    let eval = |target: &str, cwd: &Path| {
+        tool(
+            kpt(),
+            &[
+                "fn",
+                "eval",
+                target,
+                "--exec",
+                &exec,
+                "--truncate-output=false",
+            ],
+            cwd,
+        )
+    };
+    // In the package, `config.kubernetes.io/path: isvc.yaml` is a file here.
+    let inside = eval(".", &pkg);
+    assert_eq!(inside.code, 1, "{}", inside.stderr);
+    let (line, col) = line_col(&isvc, "name: no-such-runtime");
+    assert!(
+        inside
+            .stderr
+            .contains(&format!(",-[isvc.yaml:{line}:{col}]")),
+        "{}",
+        inside.stderr
+    );
+    assert!(
+        !inside.stderr.contains("ResourceList items"),
+        "{}",
+        inside.stderr
+    );
+    // From its parent the path names no file here: the path and the field path, no line.
+    let parent = pkg.parent().unwrap();
+    let name = pkg.file_name().unwrap().to_str().unwrap();
+    let outside = eval(name, parent);
+    assert_eq!(outside.code, 1, "{}", outside.stderr);
+    assert!(
+        outside.stderr.contains(
+            "error[ome::runtime::not-found]: isvc.yaml: InferenceService/llama-demo/llama-3-2-3b-instruct: spec.runtime.name: runtime no-such-runtime"
+        ),
+        "{}",
+        outside.stderr
+    );
+    assert!(
+        !outside.stderr.contains("ResourceList items"),
+        "{}",
+        outside.stderr
+    );
 }

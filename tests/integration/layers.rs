@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "merge",
     "rendered",
     "textdiff",
+    "drawing",
     "modelmeta",
     "load",
     "model",

@@ -368,3 +368,231 @@ fn the_flux_check_is_off_under_the_argo_cd_plugin() {
         plugin.stdout
     );
 }
+
+/// An edge of a parsed graph: from label, to label, dashed.
+type Edge = (String, String, bool);
+
+/// A Mermaid flowchart of the subset ome-render writes, read strictly: `flowchart LR`, node
+/// statements `ID["label"]` or `ID(["label"])`, edges `ID --> ID` or `ID -.-> ID` between
+/// declared nodes; a label holds letters, digits, ` /._:-()` and `#N;` references only.
+/// Returns the labels by id and the edges (from label, to label, dashed).
+fn parse_mermaid(text: &str) -> (Vec<(String, String)>, Vec<Edge>) {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("flowchart LR"), "{text}");
+    let id_ok = |id: &str| {
+        id == "more"
+            || (id.starts_with('n') && id.len() > 1 && id[1..].bytes().all(|b| b.is_ascii_digit()))
+    };
+    let label_ok = |label: &str| {
+        let mut rest = label;
+        while let Some(c) = rest.chars().next() {
+            if c == '#' {
+                let end = rest
+                    .find(';')
+                    .unwrap_or_else(|| panic!("unclosed reference: {label}"));
+                assert!(
+                    end > 1 && rest[1..end].bytes().all(|b| b.is_ascii_digit()),
+                    "bad reference in {label}"
+                );
+                rest = &rest[end + 1..];
+            } else {
+                assert!(
+                    c.is_ascii_alphanumeric() || " /._:-()".contains(c),
+                    "character {c:?} in label {label}"
+                );
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        true
+    };
+    let mut nodes: Vec<(String, String)> = Vec::new();
+    let mut edges = Vec::new();
+    for line in lines {
+        let line = line
+            .strip_prefix("  ")
+            .unwrap_or_else(|| panic!("indented statement: {line:?}"));
+        if !line.contains('[')
+            && let Some((from, rest)) = line.split_once(' ')
+        {
+            let (arrow, to) = rest
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("edge: {line}"));
+            let dashed = match arrow {
+                "-->" => false,
+                "-.->" => true,
+                _ => panic!("arrow {arrow:?} in {line}"),
+            };
+            let label = |id: &str| {
+                nodes
+                    .iter()
+                    .find(|(i, _)| i == id)
+                    .map(|(_, l)| l.clone())
+                    .unwrap_or_else(|| panic!("edge to an undeclared node: {line}"))
+            };
+            edges.push((label(from), label(to), dashed));
+            continue;
+        }
+        let at = line
+            .find("([")
+            .or_else(|| line.find('['))
+            .unwrap_or_else(|| panic!("statement: {line}"));
+        let (id, shape) = line.split_at(at);
+
+        assert!(id_ok(id), "node id {id:?}");
+        let label = shape
+            .strip_prefix("([\"")
+            .and_then(|l| l.strip_suffix("\"])"))
+            .or_else(|| {
+                shape
+                    .strip_prefix("[\"")
+                    .and_then(|l| l.strip_suffix("\"]"))
+            })
+            .unwrap_or_else(|| panic!("node shape: {line}"));
+        assert!(label_ok(label));
+        assert!(!nodes.iter().any(|(i, _)| i == id), "{id} declared twice");
+        nodes.push((id.to_string(), label.to_string()));
+    }
+    (nodes, edges)
+}
+
+/// The ```mermaid block of a Markdown report.
+fn mermaid_block(markdown: &str) -> Option<&str> {
+    let start = markdown.find("```mermaid\n")? + "```mermaid\n".len();
+    let end = start + markdown[start..].find("```\n")?;
+    Some(&markdown[start..end])
+}
+
+#[test]
+fn the_impact_is_drawn_as_a_mermaid_graph_left_out_first_when_room_is_short() {
+    let (base, head) = two_copies("review-graph", "examples/llama-demo");
+    edit(
+        &head.join("runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=0.8",
+    );
+    let args = ["-q", "diff", "--format", "markdown"];
+    let out = run(&[&args[..], &[&text(&base), &text(&head)]].concat());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let graph = mermaid_block(&out.stdout).unwrap_or_else(|| panic!("{}", out.stdout));
+    let (nodes, edges) = parse_mermaid(graph);
+    assert_eq!(nodes.len(), 2, "{graph}");
+    assert_eq!(
+        edges,
+        vec![(
+            "ServingRuntime/llama-demo/sglang-llama-3-2-3b (changed)".to_string(),
+            "InferenceService llama-demo/llama-3-2-3b-instruct".to_string(),
+            false
+        )]
+    );
+    // Exactly the room of the whole report: all of it.
+    let max = format!("--max-bytes={}", out.stdout.len());
+    let whole = run(&[&args[..], &[&max, &text(&base), &text(&head)]].concat());
+    assert_eq!(whole.stdout, out.stdout);
+    // One byte short: the graph is the first thing left out, and the note says so.
+    let size = out.stdout.len() - 1;
+    let max = format!("--max-bytes={size}");
+    let short = run(&[&args[..], &[&max, &text(&base), &text(&head)]].concat());
+    assert_eq!(short.code, 0, "{}", short.stderr);
+    assert!(mermaid_block(&short.stdout).is_none(), "{}", short.stdout);
+    assert!(
+        short.stdout.contains("left out the impact graph"),
+        "{}",
+        short.stdout
+    );
+    assert!(short.stdout.len() <= size, "{}", short.stdout.len());
+}
+
+#[test]
+fn tree_draws_the_inheritance_tree_as_mermaid_and_dot() {
+    let example = repo_root().join("examples/inheritance-pins");
+    let tree = |format: &str| {
+        let out = run(&[
+            "-q",
+            "tree",
+            "--format",
+            format,
+            "--isvc",
+            "team-a/batch",
+            &text(&example),
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let (nodes, edges) = parse_mermaid(&tree("mermaid"));
+    assert!(
+        nodes
+            .iter()
+            .any(|(_, l)| l == "InferenceService/team-a/batch"),
+        "{nodes:?}"
+    );
+    assert!(!edges.is_empty(), "{nodes:?}");
+    // Graphviz reads the DOT (installed by scripts/install-test-tools.sh).
+    let dot = tree("dot");
+    let found = std::process::Command::new("dot").arg("-V").output();
+    if found.is_err() {
+        crate::support::skip_or_fail(
+            "tree_draws_the_inheritance_tree_as_mermaid_and_dot",
+            "Graphviz's dot is not on PATH; run scripts/install-test-tools.sh",
+        );
+        return;
+    }
+    let mut child = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dot runs");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), dot.as_bytes())
+        .expect("dot reads");
+    let out = child.wait_with_output().expect("dot ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "{stderr}\n{dot}");
+    let svg = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        svg.contains("InferenceService/team&#45;a/batch")
+            || svg.contains("InferenceService/team-a/batch"),
+        "{svg}"
+    );
+    assert_eq!(
+        svg.matches("class=\"edge\"").count(),
+        edges.len(),
+        "the same edges: {dot}"
+    );
+}
+
+#[test]
+fn the_readme_shows_the_markdown_report_as_it_is() {
+    const START: &str = "<!-- report example: written by tests/integration/review.rs, which fails when it drifts (OME_RENDER_BLESS=1 rewrites it) -->\n";
+    const END: &str = "<!-- report example end -->\n";
+    let (base, head) = two_copies("readme-report", "examples/llama-demo");
+    edit(
+        &head.join("runtime.yaml"),
+        "--mem-frac=0.9",
+        "--mem-frac=0.85",
+    );
+    let dir = base.parent().expect("scratch");
+    let out = run_in(
+        dir,
+        &["-q", "diff", "--format", "markdown", "base", "head"],
+        &[],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("```mermaid\n"), "{}", out.stdout);
+    let readme_path = repo_root().join("README.md");
+    let readme = fs::read_to_string(&readme_path).expect("README.md");
+    let start = readme.find(START).expect("the example's start marker") + START.len();
+    let end = start + readme[start..].find(END).expect("the example's end marker");
+    let wanted = format!("\n{}", out.stdout);
+    if readme[start..end] != wanted {
+        if std::env::var_os("OME_RENDER_BLESS").is_some() {
+            let updated = format!("{}{wanted}{}", &readme[..start], &readme[end..]);
+            fs::write(&readme_path, updated).expect("README.md written");
+        } else {
+            panic!(
+                "README.md's report example differs from what ome-render writes; run `OME_RENDER_BLESS=1 cargo test --test integration the_readme_shows` and review:\n{wanted}"
+            );
+        }
+    }
+}

@@ -301,3 +301,12 @@ pub(crate) fn edit(path: &Path, from: &str, to: &str) {
     assert!(text.contains(from), "{} holds no {from:?}", path.display());
     std::fs::write(path, text.replace(from, to)).expect("the edited file");
 }
+
+/// The line and 1-based column of the first `needle` in `file`.
+pub(crate) fn line_col(file: &Path, needle: &str) -> (usize, usize) {
+    let text = std::fs::read_to_string(file).expect("the file");
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+        .unwrap_or_else(|| panic!("{needle} in {}", file.display()))
+}

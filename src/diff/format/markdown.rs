@@ -6,16 +6,21 @@
 //! (SEMANTICS.md#diff-output).
 
 use super::{
-    BASE_FAILED, Changed, FIRST_LINES, Labels, auto, changes, count, group_line, names, reach,
-    summary,
+    BASE_FAILED, Changed, FIRST_LINES, Labels, all_changes, auto, changes, count, group_line,
+    names, reach, summary,
 };
+use crate::catalog::ResourceId;
 use crate::diagnostics::escape::{markdown_block, markdown_code, markdown_fence, markdown_text};
 use crate::diagnostics::report::thousands;
 use crate::diff::{Group, ObjectDiff, Report};
+use crate::drawing::{Graph, Line, Shape};
 use std::fmt::Write;
 
 /// Room kept for the closing note when something is left out.
 const NOTE_ROOM: usize = 400;
+
+/// The most nodes the impact graph draws; the rest are one "… and N more" node.
+pub(crate) const GRAPH_NODES: usize = 30;
 
 /// An input-derived name as inline code, escaped (SEMANTICS.md#output-escaping).
 fn code(s: &str) -> String {
@@ -48,8 +53,25 @@ pub(crate) fn render(report: &Report, labels: &Labels, max_bytes: usize) -> Stri
         return out;
     }
     let groups: Vec<Piece> = report.groups.iter().map(piece).collect();
-    let budget = max_bytes.saturating_sub(out.len() + NOTE_ROOM);
     let skeleton: usize = groups.iter().map(Piece::skeleton_len).sum();
+    // The graph is the first thing left out: it goes in only when everything else fits whole.
+    let graph = impact_graph(report).unwrap_or_default();
+    let whole: usize = skeleton
+        + groups
+            .iter()
+            .flat_map(|p| &p.objects)
+            .map(|e| e.full.len().saturating_sub(e.stub.len()))
+            .sum::<usize>();
+    let graph_left_out = !graph.is_empty() && out.len() + graph.len() + whole > max_bytes;
+    if !graph_left_out {
+        out.push_str(&graph);
+    }
+    // Room for the closing note only when something is left out.
+    let budget = if !graph_left_out && out.len() + whole <= max_bytes {
+        max_bytes - out.len()
+    } else {
+        max_bytes.saturating_sub(out.len() + NOTE_ROOM)
+    };
     let mut full: Vec<Vec<bool>> = groups
         .iter()
         .map(|g| vec![false; g.objects.len()])
@@ -91,8 +113,11 @@ pub(crate) fn render(report: &Report, labels: &Labels, max_bytes: usize) -> Stri
         out.push_str(CLOSE);
     }
     let groups_left_out = groups.len() - shown_groups;
-    if diffs_left_out > 0 || groups_left_out > 0 {
+    if diffs_left_out > 0 || groups_left_out > 0 || graph_left_out {
         let mut what = Vec::new();
+        if graph_left_out {
+            what.push("the impact graph".to_string());
+        }
         if diffs_left_out > 0 {
             what.push(format!(
                 "the diffs of {} (each still listed on one line)",
@@ -236,6 +261,49 @@ fn impact(report: &Report, out: &mut String) {
         out.push('\n');
     }
     out.push('\n');
+}
+
+/// The impact drawn as a Mermaid graph (SEMANTICS.md#diff-output): each changed resource
+/// and the settings on one side, the InferenceServices they reach on the other, and a dashed
+/// edge from the runtime an InferenceService now uses when its choice moved. At most
+/// [`GRAPH_NODES`] nodes. `None` when there is nothing to draw.
+pub(crate) fn impact_graph(report: &Report) -> Option<String> {
+    let i = &report.impact;
+    let mut g = Graph::new(GRAPH_NODES);
+    let isvc = |g: &mut Graph, id: &ResourceId| {
+        g.node(
+            &format!("isvc {}", id.path()),
+            &format!("InferenceService {}", id.path()),
+            Shape::Round,
+        )
+    };
+    // Every change, not only the first lines the list shows: the graph has its own cap.
+    for c in all_changes(i) {
+        let (from, reached) = match c {
+            Changed::Resource(r) => (
+                g.node(
+                    &r.id.to_string(),
+                    &format!("{} ({})", r.id, r.change.word()),
+                    Shape::Box,
+                ),
+                &r.reached[..],
+            ),
+            Changed::Settings(reached) => (
+                g.node("settings", "settings (changed)", Shape::Box),
+                reached,
+            ),
+        };
+        for id in reached {
+            let to = isvc(&mut g, id);
+            g.edge(from, to, Line::Solid);
+        }
+    }
+    for c in &i.choices {
+        let now = g.node(&c.now.to_string(), &c.now.to_string(), Shape::Box);
+        let to = isvc(&mut g, &c.isvc);
+        g.edge(now, to, Line::Dashed);
+    }
+    (!g.is_empty()).then(|| format!("```mermaid\n{}```\n\n", g.mermaid()))
 }
 
 const CLOSE: &str = "</details>\n\n";

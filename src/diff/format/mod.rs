@@ -144,6 +144,14 @@ enum Changed<'a> {
 /// (the settings before resources of equal reach), the first [`FIRST_LINES`] of them, and
 /// how many more there are.
 fn changes(i: &Impact) -> (Vec<Changed<'_>>, usize) {
+    let mut all = all_changes(i);
+    let more = all.len().saturating_sub(FIRST_LINES);
+    all.truncate(FIRST_LINES);
+    (all, more)
+}
+
+/// Every changed resource and the settings, in the order of [`changes`].
+fn all_changes(i: &Impact) -> Vec<Changed<'_>> {
     let mut all: Vec<Changed<'_>> = i.resources.iter().map(Changed::Resource).collect();
     if let Some(reached) = &i.settings {
         let at = i
@@ -153,7 +161,5 @@ fn changes(i: &Impact) -> (Vec<Changed<'_>>, usize) {
             .unwrap_or(i.resources.len());
         all.insert(at, Changed::Settings(reached));
     }
-    let more = all.len().saturating_sub(FIRST_LINES);
-    all.truncate(FIRST_LINES);
-    (all, more)
+    all
 }

@@ -453,6 +453,17 @@ fn markdown_fits_the_byte_limit_and_says_what_it_left_out() {
     assert!(!whole.contains("Shortened"));
     assert_eq!(whole.matches("<details>").count(), 60);
     assert_eq!(whole.matches("```diff").count(), 60);
+    // The graph draws 30 of the 61 nodes (the runtime and 60 InferenceServices).
+    assert_eq!(whole.matches("```mermaid\n").count(), 1);
+    assert!(
+        whole.contains("  more[\"#8230; and 31 more\"]\n"),
+        "{whole}"
+    );
+    assert_eq!(whole.matches(" --> n").count(), 29, "{whole}");
+    // One byte short, the graph is the first thing left out.
+    let short = markdown::render(&r, &labels(), whole.len() - 1);
+    assert!(!short.contains("```mermaid"), "{short}");
+    assert!(short.contains("left out the impact graph"), "{short}");
     for limit in [whole.len() - 1, 18_000] {
         let md = markdown::render(&r, &labels(), limit);
         assert!(md.len() <= limit, "{} > {limit}", md.len());
@@ -460,13 +471,16 @@ fn markdown_fits_the_byte_limit_and_says_what_it_left_out() {
         assert!(md.contains("| InferenceServices | 0 | 0 | 60 |"), "{md}");
         assert!(md.contains("**reaches 60 InferenceServices**"));
         assert!(md.contains("> **Shortened to fit"), "{md}");
-        assert!(md.contains("left out the diffs of"), "{md}");
+        assert!(
+            limit == whole.len() - 1 || md.contains("the diffs of"),
+            "{md}"
+        );
         assert_eq!(
             md.matches("<details>").count(),
             60,
             "every InferenceService is listed at {limit}"
         );
-        assert!(md.matches("```diff").count() < 60);
+        assert!(limit == whole.len() - 1 || md.matches("```diff").count() < 60);
     }
     // Too small for every InferenceService: whole ones go, and the note counts them.
     for limit in [8_000, 4_000] {
