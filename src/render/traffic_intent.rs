@@ -3,6 +3,7 @@
 //! BackendTrafficPolicy when the cluster serves its API, else an Istio DestinationRule, else
 //! nothing (`NoTranslatorAvailable`) — never silently (SEMANTICS.md#traffic-intent).
 
+use super::objects::backend_traffic_policy::declares_traffic_intent;
 use super::objects::traffic_policy::{
     self, BTP_API_VERSION, BTP_KIND, CircuitBreaker, DR_API_VERSION, DR_KIND, Intent, Retry,
     Timeout,
@@ -34,27 +35,6 @@ const PASSTHROUGH_ISTIO: &str = "ome.io/dr.";
 
 fn annotation<'a>(isvc: &'a InferenceService, key: &str) -> Option<&'a str> {
     isvc.annotations.get(key).map(|v| v.as_str().unwrap_or(""))
-}
-
-/// Whether the InferenceService declares traffic intent, as OME's `HasIntent` decides: a
-/// `spec.traffic` algorithm, consistent hash or endpoint override, or any circuit-breaker,
-/// retry, timeout or pass-through annotation (set, whatever its value).
-fn declares_traffic_intent(isvc: &InferenceService) -> bool {
-    let typed = isvc.traffic.as_ref().is_some_and(|t| {
-        ["algorithm", "consistentHash", "endpointOverride"]
-            .iter()
-            .any(|k| t.get(k).is_some_and(|v| !v.is_null()))
-    });
-    typed
-        || CIRCUIT_BREAKER
-            .iter()
-            .chain(&RETRY)
-            .chain(&TIMEOUT)
-            .any(|k| isvc.annotations.get(k).is_some())
-        || isvc
-            .annotations
-            .iter()
-            .any(|(k, _)| k.starts_with(PASSTHROUGH_ENVOY) || k.starts_with(PASSTHROUGH_ISTIO))
 }
 
 /// Go's `strconv.Atoi` then a cast to int32, as OME's `parseInt32` (an empty or bad value is

@@ -452,7 +452,8 @@ mod tests {
 
     #[test]
     fn the_reader_knows_the_tables_keys() {
-        assert_eq!(names(SETTINGS)[..4], *super::super::OME_KEYS);
+        let ome = super::super::OME_KEYS;
+        assert_eq!(names(SETTINGS)[..ome.len()], *ome);
         assert_eq!(
             keys_of(SETTINGS, "deploy"),
             [

@@ -6,7 +6,6 @@ use crate::emit::Format;
 use crate::load::limits::MAX_DEPTH;
 use crate::pipeline::{Options, Rendering, render_texts};
 use crate::rendered::Body;
-use std::time::{Duration, Instant};
 
 fn options(depth: usize) -> Options {
     let mut options = Options {
@@ -101,29 +100,25 @@ fn one_level_past_the_depth_limit_is_refused_before_any_stage() {
     assert!(rendering.objects.is_empty());
 }
 
-/// How long rendering a ConfigMap with `keys` data keys takes.
-fn time_keys(keys: usize) -> Duration {
+#[test]
+fn a_map_of_many_keys_renders_whole() {
+    // Building maps was once quadratic (15 s for 80,000 keys). How long it takes is the
+    // benchmarks' to measure (BENCHMARKS.md), not a test's: a busy machine would make a
+    // timed test flaky. This checks that such a map renders, every key in order.
+    let keys = 80_000;
     let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n");
     for i in 0..keys {
         text.push_str(&format!("  key-{i}: v\n"));
     }
-    let start = Instant::now();
     let rendering = render_texts(&[("big.yaml", &text)], &options(128));
-    let took = start.elapsed();
     assert!(rendering.diags.is_empty(), "{:?}", rendering.diags);
-    took
-}
-
-#[test]
-fn a_map_of_many_keys_is_built_in_linear_time() {
-    // Quadratic building took 15 s for 80,000 keys; linear takes well under a second even
-    // unoptimised. Compare 10,000 keys with 80,000: linear is about 8 times, quadratic 64.
-    let small = time_keys(10_000);
-    let large = time_keys(80_000);
-    assert!(
-        large < small * 24 + Duration::from_millis(200),
-        "10,000 keys: {small:?}, 80,000 keys: {large:?}"
-    );
+    let Body::Bytes(bytes) = &rendering.objects[0].body else {
+        panic!("the object is serialised");
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let written: Vec<&str> = text.lines().filter(|l| l.starts_with("  key-")).collect();
+    assert_eq!(written.len(), keys);
+    assert_eq!(written.last(), Some(&"  key-79999: v"));
 }
 
 /// A profile and `children` runtimes inheriting from it, with an InferenceService naming the
