@@ -34,7 +34,7 @@ fn the_config_map_and_the_settings_file_render_the_same() {
             .contains("terminationGracePeriodSeconds: 600")
     );
     assert!(
-        !from_map.stderr.contains("warning"),
+        !from_map.stderr.contains("omeAgent"),
         "omeAgent is passed over silently: {}",
         from_map.stderr
     );

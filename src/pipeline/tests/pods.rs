@@ -1,42 +1,12 @@
 //! Pods as they run (issue 30): LeaderWorkerSet details of v1.3, model overlays, the model
 //! agent, the TTL and the OME kinds that pass through (SEMANTICS.md#objects, #models).
 
+use super::render::{errors, json, object, render};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::pipeline::{Options, Rendering, render_texts};
-use crate::yaml::Node;
-use crate::yaml::emit::to_json_string;
-
-fn render(yaml: &str) -> Rendering {
-    let options = Options {
-        namespace: "default".into(),
-        allow_empty: true,
-        ..Options::default()
-    };
-    render_texts(&[("in.yaml", yaml)], &options)
-}
 
 fn with_code(r: &Rendering, code: Code) -> Vec<&Diagnostic> {
     r.diags.iter().filter(|d| d.code == code).collect()
-}
-
-fn errors(r: &Rendering) -> Vec<&str> {
-    r.diags
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.message.as_str())
-        .collect()
-}
-
-fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
-    let found = r.objects.iter().find(|o| o.kind == kind && o.name == name);
-    found
-        .unwrap_or_else(|| panic!("no {kind}/{name}; errors: {:?}", errors(r)))
-        .tree()
-        .expect("an unserialised object")
-}
-
-fn json(node: Option<&Node>) -> String {
-    node.map_or_else(|| "absent".to_string(), to_json_string)
 }
 
 const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\nspec:\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";

@@ -31,7 +31,7 @@ pub(super) fn object<'a>(r: &'a Rendering, kind: &str, name: &str) -> &'a Node {
         .expect("an unserialised object")
 }
 
-fn json(node: Option<&Node>) -> String {
+pub(super) fn json(node: Option<&Node>) -> String {
     node.map_or_else(|| "absent".to_string(), to_json_string)
 }
 
