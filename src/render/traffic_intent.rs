@@ -10,28 +10,11 @@ use super::objects::traffic_policy::{
 };
 use crate::diagnostics::{Code, Diagnostic};
 use crate::model::validate::go;
+use crate::model::validate::traffic::{
+    CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
+};
 use crate::model::{InferenceService, Settings};
 use crate::rendered::Rendered;
-
-const CIRCUIT_BREAKER: [&str; 5] = [
-    "ome.io/circuit-breaker-max-connections",
-    "ome.io/circuit-breaker-max-parallel-requests",
-    "ome.io/circuit-breaker-max-pending-requests",
-    "ome.io/circuit-breaker-max-parallel-retries",
-    "ome.io/circuit-breaker-per-endpoint-max-connections",
-];
-const RETRY: [&str; 3] = [
-    "ome.io/retry-attempts",
-    "ome.io/retry-on",
-    "ome.io/retry-per-try-timeout",
-];
-const TIMEOUT: [&str; 3] = [
-    "ome.io/timeout-idle",
-    "ome.io/timeout-max-connection-duration",
-    "ome.io/timeout-tcp-connect",
-];
-const PASSTHROUGH_ENVOY: &str = "ome.io/btp.";
-const PASSTHROUGH_ISTIO: &str = "ome.io/dr.";
 
 fn annotation<'a>(isvc: &'a InferenceService, key: &str) -> Option<&'a str> {
     isvc.annotations.get(key).map(|v| v.as_str().unwrap_or(""))

@@ -54,7 +54,29 @@ const RETRY_ON: &[&str] = &[
     "connect-failure",
     "retriable-status-codes",
 ];
-const PASSTHROUGH: &[&str] = &["ome.io/btp.", "ome.io/dr."];
+/// The traffic-intent annotations, by group, as OME's traffic package reads them (each also
+/// a row of [`KNOWN`], a test checks): any of them set declares intent (SEMANTICS.md#traffic-intent).
+pub(crate) const CIRCUIT_BREAKER: [&str; 5] = [
+    "ome.io/circuit-breaker-max-connections",
+    "ome.io/circuit-breaker-max-parallel-requests",
+    "ome.io/circuit-breaker-max-pending-requests",
+    "ome.io/circuit-breaker-max-parallel-retries",
+    "ome.io/circuit-breaker-per-endpoint-max-connections",
+];
+pub(crate) const RETRY: [&str; 3] = [
+    "ome.io/retry-attempts",
+    "ome.io/retry-on",
+    "ome.io/retry-per-try-timeout",
+];
+pub(crate) const TIMEOUT: [&str; 3] = [
+    "ome.io/timeout-idle",
+    "ome.io/timeout-max-connection-duration",
+    "ome.io/timeout-tcp-connect",
+];
+/// Pass-through annotations: `ome.io/btp.<path>` (Envoy) and `ome.io/dr.<path>` (Istio).
+pub(crate) const PASSTHROUGH_ENVOY: &str = "ome.io/btp.";
+pub(crate) const PASSTHROUGH_ISTIO: &str = "ome.io/dr.";
+const PASSTHROUGH: &[&str] = &[PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO];
 
 /// The closest known traffic annotation within two edits, as OME's webhook suggests it.
 pub(crate) fn closest_traffic_annotation(key: &str) -> Option<&'static str> {
@@ -501,6 +523,13 @@ fn header_names(f: &mut Findings<'_>, parent: &Node, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_intent_groups_are_known_annotations() {
+        for key in CIRCUIT_BREAKER.iter().chain(&RETRY).chain(&TIMEOUT) {
+            assert!(KNOWN.iter().any(|(k, _)| k == key), "{key}");
+        }
+    }
 
     #[test]
     fn did_you_mean_looks_only_at_traffic_keys_within_two_edits() {

@@ -12,6 +12,9 @@ use super::{object_meta_map, rendered};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::map;
 use crate::model::settings::IngressConfig;
+use crate::model::validate::traffic::{
+    CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
+};
 use crate::model::{InferenceService, Settings};
 use crate::rendered::Rendered;
 use crate::yaml::Node;
@@ -19,23 +22,6 @@ use crate::yaml::Node;
 pub(crate) const API_VERSION: &str = "gateway.envoyproxy.io/v1alpha1";
 pub(crate) const KIND: &str = "BackendTrafficPolicy";
 
-/// The traffic annotations that declare intent (OME's circuit-breaker, retry and timeout
-/// annotations).
-const INTENT_ANNOTATIONS: &[&str] = &[
-    "ome.io/circuit-breaker-max-connections",
-    "ome.io/circuit-breaker-max-parallel-requests",
-    "ome.io/circuit-breaker-max-pending-requests",
-    "ome.io/circuit-breaker-max-parallel-retries",
-    "ome.io/circuit-breaker-per-endpoint-max-connections",
-    "ome.io/retry-attempts",
-    "ome.io/retry-on",
-    "ome.io/retry-per-try-timeout",
-    "ome.io/timeout-idle",
-    "ome.io/timeout-max-connection-duration",
-    "ome.io/timeout-tcp-connect",
-];
-/// Pass-through annotations: `ome.io/btp.<path>` (Envoy) and `ome.io/dr.<path>` (Istio).
-const PASSTHROUGH_PREFIXES: &[&str] = &["ome.io/btp.", "ome.io/dr."];
 /// The fields of `spec.traffic` that declare intent.
 const INTENT_FIELDS: &[&str] = &["algorithm", "consistentHash", "endpointOverride"];
 
@@ -52,7 +38,13 @@ pub(crate) fn declares_traffic_intent(isvc: &InferenceService) -> bool {
     });
     traffic
         || isvc.annotations.keys().any(|k| {
-            INTENT_ANNOTATIONS.contains(&k) || PASSTHROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
+            CIRCUIT_BREAKER
+                .iter()
+                .chain(&RETRY)
+                .chain(&TIMEOUT)
+                .any(|a| *a == k)
+                || k.starts_with(PASSTHROUGH_ENVOY)
+                || k.starts_with(PASSTHROUGH_ISTIO)
         })
 }
 
