@@ -80,15 +80,39 @@ pub(crate) fn run(args: &[&str]) -> Output {
     run_with(args, &[], None)
 }
 
-/// A fresh, empty directory for one test, under `target/`.
+/// A fresh, empty directory for one test, under `target/test-scratch/`, named after the test
+/// and this run's process id (so two runs at once do not share it). The directories earlier
+/// runs left under this name are removed first, once their process is gone: a run cleans up
+/// after the ones before it, and the scratch space stays the size of one run.
 pub(crate) fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root()
-        .join("target")
-        .join("test-scratch")
-        .join(format!("{name}-{}", std::process::id()));
+    let parent = repo_root().join("target").join("test-scratch");
+    remove_dead_runs(&parent, name);
+    let dir = parent.join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
+}
+
+/// Removes `parent/NAME-PID` for every PID whose process no longer runs (where `/proc` tells).
+fn remove_dead_runs(parent: &Path, name: &str) {
+    let proc = Path::new("/proc");
+    let (true, Ok(entries)) = (proc.join("self").exists(), std::fs::read_dir(parent)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(name))
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Copies every file of `from` (one level) into `to`, renaming each with `rename`.
