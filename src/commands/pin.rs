@@ -112,7 +112,7 @@ pub(crate) fn pin(global: &GlobalArgs, args: &PinArgs) -> ExitStatus {
             files.remove.push(path);
         }
     }
-    if let Err(e) = write_pins(&files) {
+    if let Err(e) = write_pins(&root, &files) {
         return fatal(&e);
     }
 

@@ -13,7 +13,7 @@ use super::replace_file;
 use crate::yaml::Node;
 use crate::yaml::emit::write_yaml;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The directory, under the lock's directory, where `pin` writes revisions.
 pub(crate) const REVISIONS_DIR: &str = "ome-revisions";
@@ -55,13 +55,15 @@ pub(crate) struct PinFiles {
     pub(crate) remove: Vec<PathBuf>,
 }
 
-/// Writes the files.
-pub(crate) fn write_pins(files: &PinFiles) -> Result<(), String> {
+/// Writes the files, each below `root` (the directory `pin` was given), where no directory
+/// on the way may be a link (SEMANTICS.md#limits).
+pub(crate) fn write_pins(root: &Path, files: &PinFiles) -> Result<(), String> {
+    let below = |path: &PathBuf| path.strip_prefix(root).unwrap_or(path).to_path_buf();
     for (path, bytes) in &files.revisions {
-        replace_file(path, |f| f.write_all(bytes))?;
+        replace_file(root, &below(path), |f| f.write_all(bytes))?;
     }
     if let Some((path, bytes)) = &files.lock {
-        replace_file(path, |f| f.write_all(bytes))?;
+        replace_file(root, &below(path), |f| f.write_all(bytes))?;
     }
     for path in &files.remove {
         std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;

@@ -286,7 +286,8 @@ pub(crate) fn write(
     }
 }
 
-/// Replaces the file `path` with the stream, atomically.
+/// Replaces the file `path` with the stream, atomically. A relative path is written below
+/// the current directory, none of its directories a link; an absolute one in its directory.
 fn write_file(path: &Path, objects: &[Rendered], format: Format) -> Result<(), String> {
     if path.is_dir() {
         return Err(format!(
@@ -294,31 +295,97 @@ fn write_file(path: &Path, objects: &[Rendered], format: Format) -> Result<(), S
             path.display()
         ));
     }
-    replace_file(path, |file| write_stream(objects, format, file))
+    let (root, rel) = if path.is_absolute() {
+        let (parent, base) = parent_and_base(path);
+        (parent, PathBuf::from(base))
+    } else {
+        (PathBuf::from("."), path.to_path_buf())
+    };
+    replace_file(&root, &rel, |file| write_stream(objects, format, file))
 }
 
-/// Replaces the file `path` with what `write` writes, atomically: written beside it (its
-/// directory is created when missing), then renamed over it, so a reader sees the old file
-/// or the new one, never a part.
+/// A name no earlier run, and no one guessing, has taken: the process id (for the sweep of
+/// what a killed run left) and 64 random bits from std's randomly seeded hasher.
+fn staging_suffix() -> String {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    if let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    format!("{}.{:016x}", std::process::id(), hasher.finish())
+}
+
+/// The directory `rel` below `root`, created when missing, each directory on the way opened
+/// (or made) without following a link: a link in the tree (`ome-revisions` pointing
+/// elsewhere) is refused, not written through (SEMANTICS.md#limits). `root` is the
+/// operator's (the directory given, or the current one): a link there is followed.
+fn dir_beneath(root: &Path, rel: &Path) -> Result<std::os::fd::OwnedFd, String> {
+    use rustix::fs::{Mode, OFlags};
+    let refuse = |at: &Path, why: &dyn std::fmt::Display| {
+        format!("cannot write in {}: {why}", root.join(at).display())
+    };
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::open(root, flags, Mode::empty())
+        .map_err(|e| refuse(Path::new(""), &io::Error::from(e)))?;
+    let mut at = PathBuf::new();
+    for c in rel.components() {
+        let name = match c {
+            std::path::Component::Normal(n) => n,
+            std::path::Component::CurDir => continue,
+            _ => return Err(refuse(rel, &"the path leaves the directory written in")),
+        };
+        at.push(name);
+        match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(refuse(&at, &io::Error::from(e))),
+        }
+        dir = match rustix::fs::openat(&dir, name, flags | OFlags::NOFOLLOW, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+                return Err(refuse(
+                    &at,
+                    &"it is a symbolic link or no directory, and links are not followed",
+                ));
+            }
+            Err(e) => return Err(refuse(&at, &io::Error::from(e))),
+        };
+    }
+    Ok(dir)
+}
+
+/// Replaces the file `rel` below `root` with what `write` writes, atomically: written beside
+/// it (its directories are created when missing, none may be a link) to a new file of a
+/// random name, created exclusively without following a link, then renamed over it, so a
+/// reader sees the old file or the new one, never a part, and a link planted at the staging
+/// name is never written through.
 pub(crate) fn replace_file(
-    path: &Path,
+    root: &Path,
+    rel: &Path,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> Result<(), String> {
+    use rustix::fs::{Mode, OFlags};
+    let path = root.join(rel);
     let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
-    let (parent, base) = parent_and_base(path);
-    std::fs::create_dir_all(&parent).map_err(|e| fail("cannot create", &parent, e))?;
-    let staging = parent.join(format!(".{base}.ome-render-new-{}", std::process::id()));
-    let written = std::fs::File::create(&staging)
-        .and_then(|mut file| {
-            write(&mut file)?;
-            file.sync_all()
-        })
-        .map_err(|e| fail("cannot write", &staging, e));
+    let (parent, base) = parent_and_base(rel);
+    let dir = dir_beneath(root, &parent)?;
+    let staging = format!(".{base}.ome-render-new-{}", staging_suffix());
+    let shown = root.join(&parent).join(&staging);
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(&dir, staging.as_str(), flags, Mode::from_raw_mode(0o666))
+        .map_err(|e| fail("cannot create", &shown, e.into()))?;
+    let written = (|| {
+        let mut file = std::fs::File::from(fd);
+        write(&mut file)?;
+        file.sync_all()
+    })()
+    .map_err(|e| fail("cannot write", &shown, e));
     let moved = written.and_then(|()| {
-        std::fs::rename(&staging, path).map_err(|e| fail("cannot move into place", path, e))
+        rustix::fs::renameat(&dir, staging.as_str(), &dir, base.as_str())
+            .map_err(|e| fail("cannot move into place", &path, e.into()))
     });
     if moved.is_err() {
-        let _ = std::fs::remove_file(&staging);
+        let _ = rustix::fs::unlinkat(&dir, staging.as_str(), rustix::fs::AtFlags::empty());
     }
     moved
 }
@@ -392,10 +459,11 @@ fn write_dir(dir: &Path, objects: &[Rendered], format: Format) -> Result<(), Str
     }
     let (parent, base) = parent_and_base(dir);
     sweep_stale(&parent, &base);
-    let pid = std::process::id();
-    let staging = parent.join(format!(".{base}.ome-render-new-{pid}"));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(|e| fail("cannot create", &staging, e))?;
+    let staging = parent.join(format!(".{base}.ome-render-new-{}", staging_suffix()));
+    // A new directory of a random name (`create_dir` refuses anything already there, a
+    // link included): the files written in it go nowhere else.
+    std::fs::create_dir_all(&parent).map_err(|e| fail("cannot create", &parent, e))?;
+    std::fs::create_dir(&staging).map_err(|e| fail("cannot create", &staging, e))?;
 
     let written: Result<(), String> = objects.par_iter().try_for_each(|o| {
         let path = staging.join(file_name(o, format));
@@ -449,7 +517,7 @@ fn replace_in_two_steps(
     base: &str,
 ) -> Result<(), String> {
     let fail = |what: &str, p: &Path, e: io::Error| format!("{what} {}: {e}", p.display());
-    let old = parent.join(format!(".{base}.ome-render-old-{}", std::process::id()));
+    let old = parent.join(format!(".{base}.ome-render-old-{}", staging_suffix()));
     std::fs::rename(dir, &old).map_err(|e| {
         let _ = std::fs::remove_dir_all(staging);
         fail("cannot move aside", dir, e)
@@ -464,7 +532,7 @@ fn replace_in_two_steps(
 }
 
 /// Removes the staging directories earlier runs left beside the output directory
-/// (`.<name>.ome-render-new-<pid>`, `.<name>.ome-render-old-<pid>`) when the run that made
+/// (`.<name>.ome-render-new-<pid>.<random>`, `.<name>.ome-render-old-<pid>.<random>`) when the run that made
 /// them is gone (no `/proc/<pid>`), so a run killed halfway leaves nothing behind for long.
 fn sweep_stale(parent: &Path, base: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
@@ -477,7 +545,11 @@ fn sweep_stale(parent: &Path, base: &str) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some(pid) = prefixes.iter().find_map(|p| name.strip_prefix(p.as_str())) else {
+        let Some(pid) = prefixes
+            .iter()
+            .find_map(|p| name.strip_prefix(p.as_str()))
+            .and_then(|rest| rest.split('.').next())
+        else {
             continue;
         };
         let alive =

@@ -176,8 +176,17 @@ pub(crate) fn replace(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| fail("cannot write", path, e))?
         .permissions();
     let (parent, base) = super::parent_and_base(&target);
-    let staging = parent.join(format!(".{base}.ome-render-new-{}", std::process::id()));
-    let written = std::fs::File::create(&staging)
+    let staging = parent.join(format!(
+        ".{base}.ome-render-new-{}",
+        super::staging_suffix()
+    ));
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Created new, never through a link planted at its name.
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed())
+        .open(&staging)
         .and_then(|mut file| {
             file.write_all(text.as_bytes())?;
             file.sync_all()

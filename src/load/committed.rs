@@ -40,7 +40,6 @@ pub(crate) fn read_committed(path: &Path, max_bytes: u64) -> Result<Committed, L
 /// again once open without following one), at most `max_bytes` long.
 fn read_file(path: &Path, meta: &std::fs::Metadata, max_bytes: u64) -> Result<Vec<u8>, LoadError> {
     use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
     let refuse = |why: &str| {
         LoadError(format!(
             "cannot read {}: {why}; a committed render is regular files only",
@@ -53,15 +52,13 @@ fn read_file(path: &Path, meta: &std::fs::Metadata, max_bytes: u64) -> Result<Ve
     if !meta.is_file() {
         return Err(refuse("it is not a regular file"));
     }
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits().cast_signed())
-        .open(path)
-        .map_err(|e| LoadError(format!("cannot read {}: {e}", path.display())))?;
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(refuse("it is not a regular file"));
-    }
+    let (file, _) = super::fence::open_nofollow(path).map_err(|r| match r {
+        super::fence::Refused::Link(_) => {
+            refuse("it is a symbolic link, and links are not followed")
+        }
+        super::fence::Refused::NotRegular(_) => refuse("it is not a regular file"),
+        r => LoadError(format!("cannot read {}: {r}", path.display())),
+    })?;
     let mut bytes = Vec::new();
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)

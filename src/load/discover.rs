@@ -91,6 +91,10 @@ pub(crate) struct Input {
     pub(crate) is_lock: bool,
     /// Whether this is the ConfigMap of `--deploy-config`.
     pub(crate) is_deploy_config: bool,
+    /// The directory being rendered that `path` lies in, when the file was found in it
+    /// (walked, or the settings or lock file at its root): then it is opened through the
+    /// fence (SEMANTICS.md#limits). `None` for a file named on the command line.
+    pub(crate) beneath: Option<PathBuf>,
 }
 
 impl Input {
@@ -102,6 +106,15 @@ impl Input {
             path: Some(real),
             is_settings,
             is_deploy_config: false,
+            beneath: None,
+        }
+    }
+
+    /// The file at `real`, found in the directory being rendered `root`.
+    fn beneath(real: PathBuf, shown: &Path, is_settings: bool, root: &Path) -> Input {
+        Input {
+            beneath: Some(root.to_path_buf()),
+            ..Input::file(real, shown, is_settings)
         }
     }
 }
@@ -150,7 +163,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 fn settings_file(
     options: &LoadOptions,
     first: &Path,
-) -> Result<(Option<(PathBuf, String)>, String), LoadError> {
+) -> Result<(Option<Input>, String), LoadError> {
     if let Some(path) = &options.settings {
         let real = options.real(path);
         let meta = std::fs::metadata(&real).map_err(|e| {
@@ -166,7 +179,7 @@ fn settings_file(
                 special_kind(meta.file_type())
             )));
         }
-        return Ok((Some((real, display(path))), display(path)));
+        return Ok((Some(Input::file(real, path, true)), display(path)));
     }
     let real_first = options.real(first);
     let (dir, real_dir) = if first.as_os_str() == "-" {
@@ -174,14 +187,14 @@ fn settings_file(
     } else if real_first.is_dir() {
         (first.to_path_buf(), real_first)
     } else if first.file_name().is_some_and(|n| n == SETTINGS_FILE) {
-        return Ok((Some((real_first, display(first))), display(first)));
+        return Ok((Some(Input::file(real_first, first, true)), display(first)));
     } else {
         (parent_dir(first), parent_dir(&real_first))
     };
     let candidate = dir.join(SETTINGS_FILE);
     let real_candidate = real_dir.join(SETTINGS_FILE);
     let found = root_file(&real_candidate, &candidate, "the settings file")?
-        .then(|| (real_candidate, display(&candidate)));
+        .then(|| Input::beneath(real_candidate, &candidate, true, &real_dir));
     Ok((found, display(&candidate)))
 }
 
@@ -224,7 +237,7 @@ pub(super) fn settings_only(
     Ok(Discovered {
         inputs: Vec::new(),
         settings_looked_for: settings_path.is_none().then_some(looked_at),
-        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
+        settings: settings_path,
         deploy_config: deploy_config_file(&options)?,
         diags: Vec::new(),
     })
@@ -270,7 +283,12 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
         &options.paths
     };
     let (settings_path, looked_at) = settings_file(options, &paths[0])?;
-    let is_chosen = |p: &Path| settings_path.as_ref().is_some_and(|(s, _)| same_file(s, p));
+    let is_chosen = |p: &Path| {
+        settings_path
+            .as_ref()
+            .and_then(|s| s.path.as_deref())
+            .is_some_and(|s| same_file(s, p))
+    };
 
     let mut inputs = Vec::new();
     let mut diags = Vec::new();
@@ -288,6 +306,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                 is_settings: false,
                 is_lock: false,
                 is_deploy_config: false,
+                beneath: None,
             });
             continue;
         }
@@ -326,12 +345,12 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
                     continue;
                 }
                 if selected(&rel, &shown, &include, &exclude) && !is_chosen(&file) {
-                    inputs.push(Input::file(file, &shown, false));
+                    inputs.push(Input::beneath(file, &shown, false, &real));
                 }
             }
             let lock = real.join(LOCK_FILE);
             if root_file(&lock, &path.join(LOCK_FILE), "the lock file")? {
-                inputs.push(Input::file(lock, &path.join(LOCK_FILE), false));
+                inputs.push(Input::beneath(lock, &path.join(LOCK_FILE), false, &real));
             }
         } else if !meta.is_file() {
             // A FIFO or a device could be read forever (or block until a writer comes).
@@ -366,7 +385,7 @@ pub(super) fn discover(options: &LoadOptions) -> Result<Discovered, LoadError> {
         inputs,
         deploy_config: deploy_config_file(options)?,
         settings_looked_for: settings_path.is_none().then_some(looked_at),
-        settings: settings_path.map(|(real, shown)| Input::file(real, Path::new(&shown), true)),
+        settings: settings_path,
         diags,
     })
 }
@@ -440,7 +459,10 @@ fn walk(
             }
         };
         if kind.is_symlink() {
-            if is_input_name(&name) || path.is_dir() {
+            // Noted by its name alone (an input's, or one without an extension, as a
+            // directory's usually is): what the link points at is never looked at, so the
+            // notes tell nothing of what exists outside the tree.
+            if is_input_name(&name) || !name.contains('.') {
                 found.push(Found::Note(Diagnostic::note(
                     Code::NotAnObject,
                     format!(

@@ -11,6 +11,7 @@
 
 mod committed;
 mod discover;
+mod fence;
 pub(crate) mod krm;
 pub(crate) mod limits;
 mod model_config;
@@ -117,10 +118,31 @@ impl Decoded {
     }
 }
 
-/// Opens a file named by the walk or the command line, refusing anything that is not a
-/// regular file by the time it is opened, and returns it with its size and time.
+/// Opens an input: through the fence when it was found in the directory being rendered
+/// (`beneath`), else as [`open_regular`] does.
+fn open_input(
+    path: &std::path::Path,
+    beneath: Option<&std::path::Path>,
+) -> Result<(std::fs::File, Stamp), String> {
+    match beneath {
+        Some(root) => {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            fence::open_beneath(root, rel).map_err(|r| r.to_string())
+        }
+        None => open_regular(path),
+    }
+}
+
+/// Opens a file named on the command line (a link to it is followed: the path is the
+/// operator's), without waiting on a FIFO, refusing anything that is not a regular file by
+/// the time it is opened, and returns it with its size and time.
 fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, Stamp), String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(path)
+        .map_err(|e| e.to_string())?;
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file".to_string());
@@ -133,25 +155,12 @@ fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, Stamp), String
 }
 
 /// The text of the file a KRM item names (`config.kubernetes.io/path`), read only when it
-/// lies inside the current directory: a relative path of plain names, which resolves (links
-/// followed) under the current directory, to a regular file of at most `max` bytes of UTF-8.
+/// lies inside the current directory: a relative path of plain names, no link among them
+/// (the fence, SEMANTICS.md#limits), to a regular file of at most `max` bytes of UTF-8.
 /// `None` otherwise: the diagnostic then names the path without a line.
 pub(crate) fn read_inside_current_dir(path: &str, max: u64) -> Option<String> {
-    let p = std::path::Path::new(path);
-    let plain = p.components().all(|c| {
-        matches!(
-            c,
-            std::path::Component::Normal(_) | std::path::Component::CurDir
-        )
-    });
-    if !plain || path.is_empty() {
-        return None;
-    }
-    let here = std::fs::canonicalize(".").ok()?;
-    if !std::fs::canonicalize(p).ok()?.starts_with(&here) {
-        return None;
-    }
-    let (file, stamp) = open_regular(p).ok()?;
+    let (file, stamp) =
+        fence::open_beneath(std::path::Path::new("."), std::path::Path::new(path)).ok()?;
     let bytes = read_all(file, stamp.len, max).ok()?;
     if bytes.len() as u64 > max {
         return None;
@@ -282,7 +291,7 @@ fn load_discovered(
         .map(|(id, input)| {
             let read = match &input.path {
                 None => Read::Stdin,
-                Some(p) => match open_regular(p) {
+                Some(p) => match open_input(p, input.beneath.as_deref()) {
                     Err(e) => Read::Failed(e),
                     Ok((_, stamp)) if stamp.len > limits.file_bytes => Read::TooLarge,
                     Ok((file, stamp)) => {
@@ -454,6 +463,7 @@ pub(crate) fn from_texts(files: &[(&str, &str)], limits: &Limits) -> Loaded {
                 is_settings: *path == SETTINGS_FILE,
                 is_lock: *path == LOCK_FILE,
                 is_deploy_config: *path == DEPLOY_CONFIG_TEXT,
+                beneath: None,
             };
             (id, input, text)
         })

@@ -87,6 +87,41 @@ fn fence_of<'a>(file: &'a Path, paths: &'a [PathBuf]) -> &'a Path {
     parent_or_dot(file)
 }
 
+/// `path` with `.` dropped and each `..` taking off the name before it (a leading `..` kept).
+fn normalise(path: &Path) -> Vec<Component<'_>> {
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `path`, read lexically, stays inside `fence` (or is it).
+fn lexically_inside(path: &Path, fence: &Path) -> bool {
+    let (path, fence) = (normalise(path), normalise(fence));
+    path.starts_with(&fence)
+        && path[fence.len()..]
+            .iter()
+            .all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// Whether a component of `target` below `fence` is a symbolic link (the snapshot's own
+/// files are the snapshot reader's: a Hugging Face snapshot's files link into its cache).
+fn has_link_below(fence: &Path, target: &Path) -> bool {
+    let (fence, target) = (normalise(fence), normalise(target));
+    let mut at: PathBuf = fence.iter().collect();
+    target[fence.len().min(target.len())..].iter().any(|c| {
+        at.push(c);
+        std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
 /// One snapshot, read and derived once however many models name it.
 struct Derived {
     diags: Vec<Diagnostic>,
@@ -169,6 +204,13 @@ pub(super) fn follow(loaded: &mut Loaded, origins: &[(u32, Option<PathBuf>)], pa
             )
             .help("keep the model's snapshot (its config.json, and safetensors headers for an exact parameter count) inside the directory being rendered"))
         };
+        // The fence, before anything is looked at: a path that leaves the directory being
+        // rendered, lexically or through a link inside it, gets the one message whether or
+        // not something is at its end (no existence oracle, SEMANTICS.md#limits).
+        if !lexically_inside(&base.join(value), fence) || has_link_below(fence, &target) {
+            diags.push(outside());
+            continue;
+        }
         let resolved = match std::fs::canonicalize(&target) {
             Ok(r) => r,
             Err(e) => {
@@ -298,6 +340,7 @@ pub(crate) fn read_manifest(
         is_settings: false,
         is_lock: false,
         is_deploy_config: false,
+        beneath: None,
     };
     let read = objects::read_file(id, &input, &text, &limits.parse(), &limits.alias_budget());
     Ok((id, read.objects, read.diags))
@@ -334,5 +377,20 @@ mod tests {
         assert_eq!(clean(Path::new("./snapshot")), Path::new("snapshot"));
         assert_eq!(clean(Path::new("a/../b")), Path::new("a/../b"));
         assert_eq!(clean(Path::new(".")), Path::new("."));
+    }
+
+    #[test]
+    fn the_fence_is_lexical_first() {
+        let inside = |p: &str, f: &str| lexically_inside(Path::new(p), Path::new(f));
+        assert!(inside("a/b/./snap", "a"));
+        assert!(inside("a/b/../snap", "a"));
+        assert!(inside("a", "a"));
+        assert!(!inside("a/../x", "a"));
+        assert!(!inside("a/b/../../x", "a"));
+        assert!(!inside("a/b/../../a/x", "a/b"));
+        assert!(!inside("/etc", "."));
+        assert!(inside("../repo/snap", "../repo"));
+        assert!(!inside("../repo/../other", "../repo"));
+        assert!(!inside("ab/x", "a"));
     }
 }

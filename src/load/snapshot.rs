@@ -186,24 +186,14 @@ impl Reader<'_> {
             Err(e) => return Err(self.refuse(path, e)),
         };
         if !self.allowed.iter().any(|a| resolved.starts_with(a)) {
-            return Err(self.refuse(
-                path,
-                format!(
-                    "it resolves to {}, outside the snapshot",
-                    resolved.display()
-                ),
-            ));
+            // The target is not named: a message quotes nothing of what a link points at.
+            return Err(self.refuse(path, "it leads outside the snapshot"));
         }
-        match std::fs::symlink_metadata(&resolved) {
-            Ok(m) if m.is_file() => {}
-            Ok(_) => return Err(self.refuse(path, "not a regular file")),
-            Err(e) => return Err(self.refuse(path, e)),
-        }
-        let file = File::open(&resolved).map_err(|e| self.refuse(path, e))?;
-        match file.metadata() {
-            Ok(m) if m.is_file() => Ok((file, m.len())),
-            Ok(_) => Err(self.refuse(path, "not a regular file")),
-            Err(e) => Err(self.refuse(path, e)),
+        // The resolved path has no link left; the fenced open refuses one put there since,
+        // and anything that is not a regular file.
+        match super::fence::open_nofollow(&resolved) {
+            Ok((file, stamp)) => Ok((file, stamp.len)),
+            Err(r) => Err(self.refuse(path, r)),
         }
     }
 

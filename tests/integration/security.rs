@@ -182,3 +182,134 @@ fn check_reads_no_link_and_no_device() {
     assert!(!out.stdout.contains("hunter2"), "{}", out.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `model-config` annotation that leaves the directory being rendered, lexically or
+/// through a link inside it, gets one message whether or not something is at its end: the
+/// standard error of a run is byte for byte the same (no existence oracle).
+#[test]
+fn a_model_config_outside_the_tree_answers_the_same_whether_it_exists_or_not() {
+    let root = scratch("model-config-oracle");
+    let repo = root.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let model = |target: &str| {
+        std::fs::write(
+            repo.join("model.yaml"),
+            format!(
+                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\n  annotations:\n    \
+                 ome-render.io/model-config: {target}\nspec:\n  storage:\n    storageUri: hf://a/b\n"
+            ),
+        )
+        .unwrap();
+    };
+    let snapshot = repo_root().join("testdata/model-config/annotated/snapshots/qwen2-0.5b");
+    let elsewhere = root.join("elsewhere");
+    let run_repo = || run(&["--keep-ome", &repo.to_string_lossy()]);
+    for target in ["../elsewhere", "./link", "./link/config.json"] {
+        model(target);
+        let _ = std::fs::remove_file(repo.join("link"));
+        std::os::unix::fs::symlink(&elsewhere, repo.join("link")).unwrap();
+        let _ = std::fs::remove_dir_all(&elsewhere);
+        let missing = run_repo();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        copy_files(&snapshot, &elsewhere, str::to_string);
+        let existing = run_repo();
+        assert_eq!((missing.code, existing.code), (1, 1), "{target}");
+        assert_eq!(missing.stderr, existing.stderr, "{target}");
+        assert!(existing.stdout.is_empty());
+        assert!(
+            existing
+                .stderr
+                .contains(&format!("the snapshot {target} is outside")),
+            "{}",
+            existing.stderr
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The settings or lock file reached through a linked directory inside the tree is not a
+/// file of the tree: the walk skips the link and the fenced open refuses it (here the
+/// `-o` staging and output are checked elsewhere; this is the read side of a linked
+/// `ome-revisions/`).
+#[test]
+fn a_revision_behind_a_linked_directory_is_not_read() {
+    let root = scratch("revisions-link-read");
+    let repo = root.join("repo");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let example = repo_root().join("examples/inheritance-pins");
+    copy_files(&example, &repo, str::to_string);
+    copy_files(&example.join("ome-revisions"), &outside, str::to_string);
+    std::os::unix::fs::symlink(&outside, repo.join("ome-revisions")).unwrap();
+    let out = run(&["-q", &repo.to_string_lossy()]);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `pin` with `ome-revisions/` a link to a directory outside the tree writes nothing there:
+/// the run stops naming the link.
+#[test]
+fn pin_writes_nothing_through_a_linked_revisions_directory() {
+    let root = scratch("revisions-link-write");
+    let repo = root.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    copy_files(
+        &repo_root().join("examples/inheritance-pins"),
+        &repo,
+        str::to_string,
+    );
+    let _ = std::fs::remove_file(repo.join("ome-render.lock"));
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("ome-revisions")).unwrap();
+    let out = run(&["pin", &repo.to_string_lossy()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("ome-revisions"), "{}", out.stderr);
+    assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    assert!(!repo.join("ome-render.lock").exists());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `-o FILE` stages its file under a name nobody can plant a link at: links at the old name
+/// `.<name>.ome-render-new-<pid>` (for the next thousands of process ids) and at guessed
+/// names are not followed, their target is unchanged, and the output is written.
+#[test]
+fn a_link_planted_at_a_staging_name_is_not_written_through() {
+    let root = scratch("staging-link");
+    let victim = root.join("victim.txt");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let out_dir = root.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let next = std::process::Command::new("true")
+        .spawn()
+        .map(|mut c| {
+            let id = c.id();
+            let _ = c.wait();
+            id
+        })
+        .unwrap();
+    for pid in next..next + 3000 {
+        std::os::unix::fs::symlink(
+            &victim,
+            out_dir.join(format!(".all.yaml.ome-render-new-{pid}")),
+        )
+        .unwrap();
+    }
+    std::os::unix::fs::symlink(&victim, out_dir.join(".all.yaml.ome-render-new-0")).unwrap();
+    let target = out_dir.join("all.yaml");
+    let out = run(&["-q", "-o", &target.to_string_lossy(), EXAMPLE]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.contains("kind: "), "{written}");
+    assert!(
+        !std::fs::symlink_metadata(&target)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
