@@ -4,7 +4,8 @@
 //! ([`crate::modelmeta::derive`]), for the catalog to fill the spec with.
 //!
 //! The path is relative to the manifest's file (to the current directory for standard
-//! input) and must resolve, links followed, inside the directory being rendered: the
+//! input) and must lie inside the directory being rendered, lexically and with no link in
+//! it (SEMANTICS.md#choice-model-config-paths): the
 //! directory given on the command line, the directory of a file given, the current
 //! directory for `-` (SEMANTICS.md#choice-model-config-paths). A pull request is hostile
 //! input: an annotation pointing at `/etc` or `../../` reads nothing.
