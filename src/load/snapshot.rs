@@ -167,15 +167,62 @@ impl Reader<'_> {
         why
     }
 
-    /// Whether OME's `os.Stat` finds something at `path` (links followed).
-    fn exists(path: &Path) -> bool {
-        std::fs::metadata(path).is_ok()
+    /// Whether OME's `os.Stat` finds something at `path` (links followed). A path that
+    /// leads outside the allowed directories counts as there whether or not its target
+    /// exists, and is then refused when opened: the answer tells nothing of what is outside.
+    fn exists(&self, path: &Path) -> bool {
+        self.leads_outside(path) || std::fs::metadata(path).is_ok()
+    }
+
+    /// Whether following the links of `path`, read from the link texts alone (nothing at a
+    /// link's end is looked at), leaves the allowed directories.
+    fn leads_outside(&self, path: &Path) -> bool {
+        let inside = |p: &Path| self.allowed.iter().any(|a| p.starts_with(a));
+        let mut pending: Vec<std::ffi::OsString> = path
+            .components()
+            .rev()
+            .map(|c| c.as_os_str().to_os_string())
+            .collect();
+        let mut at = PathBuf::new();
+        let mut hops = 0;
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                at.pop();
+                continue;
+            }
+            at.push(&name);
+            if !inside(&at) {
+                // Above the snapshot: the path given and the directories that hold it.
+                continue;
+            }
+            let Ok(target) = std::fs::read_link(&at) else {
+                continue;
+            };
+            hops += 1;
+            if hops > 40 {
+                return true;
+            }
+            at.pop();
+            if target.is_absolute() {
+                at = PathBuf::new();
+            }
+            pending.extend(
+                target
+                    .components()
+                    .rev()
+                    .map(|c| c.as_os_str().to_os_string()),
+            );
+        }
+        !inside(&at)
     }
 
     /// Opens a regular file inside the allowed directories, or says why not (and reports
     /// it as an error). The check is made on the resolved path before opening, so a FIFO
     /// or device is never opened, and again on the open file.
     fn open(&mut self, path: &Path) -> Result<(File, u64), String> {
+        if self.leads_outside(path) {
+            return Err(self.refuse(path, "it leads outside the snapshot"));
+        }
         let resolved = match std::fs::canonicalize(path) {
             Ok(p) => p,
             // A missing file (a shard the index names, a dangling link) is what OME fails
@@ -260,7 +307,7 @@ impl Reader<'_> {
     /// The safetensors of one directory, as OME finds them.
     fn weights(&mut self, dir: &Path) -> Weights {
         let index = dir.join(INDEX_FILE);
-        if Self::exists(&index) {
+        if self.exists(&index) {
             let path = self.display(&index);
             let text = self.json(&index).map(|f| f.text);
             let mut shards: Vec<WeightsFile> = Vec::new();
@@ -335,7 +382,7 @@ impl Reader<'_> {
     fn first_existing(&self, name: &str) -> Option<PathBuf> {
         std::iter::once(self.root.join(name))
             .chain(CONFIG_SUBDIRS.iter().map(|d| self.root.join(d).join(name)))
-            .find(|p| Self::exists(p))
+            .find(|p| self.exists(p))
     }
 
     fn snapshot(&mut self, named: Option<&Path>) -> SnapshotFiles {
@@ -353,7 +400,7 @@ impl Reader<'_> {
             }
             None => {
                 let index = Some(self.root.join("model_index.json"))
-                    .filter(|p| Self::exists(p))
+                    .filter(|p| self.exists(p))
                     .or_else(|| self.walk_find("model_index.json"));
                 let config = if index.is_some() {
                     None
@@ -399,7 +446,7 @@ impl Reader<'_> {
         for name in crate::modelmeta::diffusion::component_dirs(model_index) {
             let comp = join_lexically(dir, &name);
             let config = comp.join("config.json");
-            let has_config = Self::exists(&config);
+            let has_config = self.exists(&config);
             let mut files = ComponentFiles {
                 has_config,
                 ..ComponentFiles::default()

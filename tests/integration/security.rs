@@ -245,6 +245,29 @@ fn a_model_config_outside_the_tree_answers_the_same_whether_it_exists_or_not() {
             existing.stderr
         );
     }
+    // Inside the tree, the snapshot's own file a link out of it: the same refusal, which
+    // names no target, whether the target exists or not.
+    model("./snap");
+    std::fs::create_dir_all(repo.join("snap")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("config.json"), repo.join("snap/config.json"))
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    let missing = run_repo();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    copy_files(&snapshot, &elsewhere, str::to_string);
+    let existing = run_repo();
+    assert_eq!((missing.code, existing.code), (1, 1));
+    assert_eq!(missing.stderr, existing.stderr);
+    assert!(
+        existing.stderr.contains("it leads outside the snapshot"),
+        "{}",
+        existing.stderr
+    );
+    assert!(
+        !existing.stderr.contains("elsewhere"),
+        "{}",
+        existing.stderr
+    );
     let _ = std::fs::remove_dir_all(&root);
 }
 
