@@ -805,7 +805,7 @@ fn a_runtime_copied_into_many_services_is_stopped_by_the_output_ratio_limit() {
     }
     for i in 0..services {
         text.push_str(&format!(
-            "---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns\nspec:\n  model:\n    name: m\n"
+            "---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns\nspec:\n  model:\n    name: m\n  engine:\n    maxReplicas: 1\n"
         ));
     }
     let dir = scratch("output-ratio");
@@ -826,7 +826,9 @@ fn a_runtime_copied_into_many_services_is_stopped_by_the_output_ratio_limit() {
             out.stderr.contains(&format!(
                 "the objects rendered from {services} InferenceServices pass 1048576 bytes"
             )) && out.stderr.contains("(limit `output-ratio`)")
-                && out.stderr.contains("ClusterServingRuntime `wide` copies its spec of")
+                && out
+                    .stderr
+                    .contains("ClusterServingRuntime `wide` copies its spec of")
                 && out.stderr.contains(&format!(
                     "into each of the {services} InferenceServices that select it"
                 ))
@@ -839,6 +841,50 @@ fn a_runtime_copied_into_many_services_is_stopped_by_the_output_ratio_limit() {
     let default = run(&["-q", input]);
     assert_eq!(default.code, 0, "{}", default.stderr);
     assert!(default.stdout.len() > 1 << 20, "{}", default.stdout.len());
+}
+
+/// JSON writes a character beyond the BMP as a surrogate pair of `\u` escapes: it reads as
+/// the character (in YAML's double quotes too); a surrogate without its pair is an error at
+/// the escape, with file, line and column (SEMANTICS.md#input).
+#[test]
+fn a_surrogate_pair_escape_reads_as_its_character_and_a_lone_one_is_refused() {
+    let dir = scratch("surrogates");
+    fs::write(
+        dir.join("cm.json"),
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"c\", \"namespace\": \"n\"},\n \"data\": {\"smile\": \"\\ud83d\\ude00\"}}\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: n}\ndata:\n  smile: \"\\uD83D\\uDE00\"\n",
+    )
+    .unwrap();
+    let out = run(&["-q", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.matches("smile: \"😀\"").count() + out.stdout.matches("smile: 😀").count(),
+        2,
+        "{}",
+        out.stdout
+    );
+
+    let bad = dir.join("bad");
+    fs::create_dir_all(&bad).unwrap();
+    fs::write(
+        bad.join("bad.json"),
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"c\"},\n \"data\": {\"smile\": \"x\\ud83d\"}}\n",
+    )
+    .unwrap();
+    let out = run(&[bad.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .contains("high surrogate escape without the low surrogate")
+            && out.stderr.contains("bad.json:3:22"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// The walk takes entries in name order, depth first, whatever the threads do (the upper
