@@ -87,7 +87,11 @@ impl Sources {
     pub(crate) fn input_bytes(&self) -> u64 {
         self.files
             .iter()
-            .map(|f| f.released.as_ref().map_or(f.text.len() as u64, |r| r.stamp.len))
+            .map(|f| {
+                f.released
+                    .as_ref()
+                    .map_or(f.text.len() as u64, |r| r.stamp.len)
+            })
             .sum()
     }
 

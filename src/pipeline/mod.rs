@@ -295,7 +295,11 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                         crate::rendered::Body::Tree(_) => 0,
                     })
                     .sum();
-                if budget.spend(bytes) { objects } else { Vec::new() }
+                if budget.spend(bytes) {
+                    objects
+                } else {
+                    Vec::new()
+                }
             }
             _ => Vec::new(),
         };

@@ -67,7 +67,10 @@ pub(crate) struct Choices(BTreeMap<RuntimeKey, (u64, u64)>);
 
 impl Choices {
     pub(crate) fn add(&mut self, key: RuntimeKey, spec: &Node) {
-        self.0.entry(key).or_insert_with(|| (0, count_nodes(spec))).0 += 1;
+        self.0
+            .entry(key)
+            .or_insert_with(|| (0, count_nodes(spec)))
+            .0 += 1;
     }
 
     /// The error of a run whose output passed `allowed` bytes: it names the runtime whose
@@ -85,12 +88,9 @@ impl Choices {
             "the objects rendered from {services} InferenceServices pass {allowed} bytes, {ratio} for each of the {} bytes of input (limit `output-ratio`)",
             input_bytes.max(crate::load::limits::OUTPUT_INPUT_FLOOR)
         );
-        let most = self
-            .0
-            .iter()
-            .max_by_key(|(key, (count, nodes))| {
-                (count.saturating_mul(*nodes), std::cmp::Reverse(*key))
-            });
+        let most = self.0.iter().max_by_key(|(key, (count, nodes))| {
+            (count.saturating_mul(*nodes), std::cmp::Reverse(*key))
+        });
         let Some(((scope, namespace, name), (count, nodes))) = most else {
             return Diagnostic::error(Code::Limit, head)
                 .help(crate::load::limits::raise_help("output-ratio"));
