@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import unicodedata
 import urllib.error
 import urllib.request
 
@@ -280,6 +281,52 @@ def parse_annotations(lines):
     return found
 
 
+def acts_on_terminal(c):
+    """Whether a terminal could act on `c` rather than show it: control characters, and the
+    format characters that reorder text (as src/diagnostics/escape.rs decides)."""
+    return unicodedata.category(c) == "Cc" or c in "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def markdown_text(s):
+    """`s` as Markdown text that is no markup, as the Rust renderer writes it
+    (SEMANTICS.md#output-escaping): HTML's special characters as entities, other ASCII
+    punctuation (backticks, brackets, `@`, `|`, `*`, ...) as character references, control
+    characters and line breaks shown escaped."""
+    out = []
+    for c in s:
+        if c == "&":
+            out.append("&amp;")
+        elif c == "<":
+            out.append("&lt;")
+        elif c == ">":
+            out.append("&gt;")
+        elif c == '"':
+            out.append("&quot;")
+        elif acts_on_terminal(c):
+            out.append(f"&#92;u&#123;{ord(c):x}&#125;")
+        elif c.isascii() and not c.isalnum() and c not in " -./," and c.isprintable():
+            out.append(f"&#{ord(c)};")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def markdown_code(s):
+    """`s` as inline code that no backtick in it can close."""
+    return f"<code>{markdown_text(s)}</code>"
+
+
+def markdown_fence(body):
+    """A code fence longer than any run of backticks in `body` (at least three)."""
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    return "`" * max(longest + 1, 3)
+
+
+def terminal_lines(s):
+    """`s` as lines, every control character but the line break and the tab shown escaped."""
+    return "".join(f"\\u{{{ord(c):x}}}" if acts_on_terminal(c) and c not in "\n\t" else c for c in s)
+
+
 def failure_report(annotations, stderr, code):
     """The report when the render fails: what fails, from the annotations."""
     out = ["### ome-render diff: the render fails", ""]
@@ -296,13 +343,15 @@ def failure_report(annotations, stderr, code):
             where = props.get("file", "")
             if where and props.get("line"):
                 where += ":" + props["line"]
+            # Every input-derived part escaped (a message quotes values from the pull
+            # request), each cut at 1,000 characters before it is escaped.
             first, _, rest = message.partition("\n")
             title = props.get("title", "")
-            line = f"- `{where}` " if where else "- "
-            line += f"**{title}**: {first}" if title else first
-            lines = [line[:1000]]
+            line = f"- {markdown_code(where[:1000])} " if where else "- "
+            line += f"**{markdown_text(title[:200])}**: " if title else ""
+            lines = [line + markdown_text(first[:1000])]
             if rest.strip():
-                lines.append(("  " + rest.strip().replace("\n", "\n  "))[:1000])
+                lines.append("  " + "<br>".join(markdown_text(l) for l in rest.strip()[:1000].split("\n")))
             size = sum(len(l) + 1 for l in lines)
             if size > budget:
                 break
@@ -314,9 +363,11 @@ def failure_report(annotations, stderr, code):
     else:
         out.append("ome-render could not run:")
         out.append("")
-        out.append("```")
-        out.append(stderr.strip()[-4000:])
-        out.append("```")
+        body = terminal_lines(stderr.strip()[-4000:])
+        fence = markdown_fence(body)
+        out.append(fence)
+        out.append(body)
+        out.append(fence)
     return "\n".join(out) + "\n"
 
 

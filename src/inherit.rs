@@ -259,7 +259,7 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
 }
 
 /// The nodes of a tree, itself included.
-fn count_nodes(node: &Node) -> u64 {
+pub(crate) fn count_nodes(node: &Node) -> u64 {
     1 + match &node.value {
         Value::Seq(items) => items.iter().map(count_nodes).sum(),
         Value::Map(m) => m.iter().map(|(_, n)| count_nodes(n)).sum(),

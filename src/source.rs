@@ -83,6 +83,18 @@ impl Sources {
         self.files.is_empty()
     }
 
+    /// The bytes of every file, as read (a released text counts what it was).
+    pub(crate) fn input_bytes(&self) -> u64 {
+        self.files
+            .iter()
+            .map(|f| {
+                f.released
+                    .as_ref()
+                    .map_or(f.text.len() as u64, |r| r.stamp.len)
+            })
+            .sum()
+    }
+
     /// Replaces the text of a file added before it was read.
     pub(crate) fn set_text(&mut self, file: u32, text: Arc<str>) {
         if let Some(f) = self.files.get_mut(file as usize) {

@@ -32,7 +32,15 @@ pub(crate) struct Limits {
     /// Nodes of the specs inheriting runtimes resolve to, all together: each child holds a
     /// merged copy of its parents, so a large profile with many children multiplies.
     pub(crate) inherited_nodes: u64,
+    /// Bytes of rendered objects (serialised) per byte of input, the input counted as at
+    /// least [`OUTPUT_INPUT_FLOOR`] bytes: one runtime copied into many InferenceServices
+    /// multiplies.
+    pub(crate) output_ratio: u64,
 }
+
+/// The input size the `output-ratio` limit counts at least: a small repository may render
+/// `output-ratio` MiB.
+pub(crate) const OUTPUT_INPUT_FLOOR: u64 = MIB;
 
 const MIB: u64 = 1 << 20;
 
@@ -57,6 +65,7 @@ impl Default for Limits {
             alias_bytes_total: 256 * MIB,
             diagnostics: 1000,
             inherited_nodes: 2_000_000,
+            output_ratio: 100,
         }
     }
 }
@@ -89,6 +98,10 @@ pub(crate) const NAMES: &[(&str, &str)] = &[
     (
         "inherited-nodes",
         "nodes of the specs inheriting runtimes resolve to, together",
+    ),
+    (
+        "output-ratio",
+        "bytes of rendered objects per byte of input (at least 1 MiB)",
     ),
 ];
 
@@ -130,6 +143,7 @@ impl Limits {
             limit_names::ALIAS_BYTES_TOTAL => self.alias_bytes_total = n,
             "diagnostics" => self.diagnostics = as_usize,
             "inherited-nodes" => self.inherited_nodes = n,
+            "output-ratio" => self.output_ratio = n,
             other => {
                 return Err(format!(
                     "`--limit {assignment}`: unknown limit `{other}` (known: {})",
@@ -149,6 +163,13 @@ impl Limits {
             alias_nodes: self.alias_nodes,
             alias_bytes: self.alias_bytes,
         }
+    }
+
+    /// The bytes of rendered objects a run whose inputs hold `input_bytes` may make.
+    pub(crate) fn output_bytes(&self, input_bytes: u64) -> u64 {
+        input_bytes
+            .max(OUTPUT_INPUT_FLOOR)
+            .saturating_mul(self.output_ratio)
     }
 
     /// A fresh budget for the alias copies of a whole run.

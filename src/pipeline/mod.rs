@@ -251,6 +251,9 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     diags.extend(inherit_diags);
     let resolver = Resolver::new(&catalog, &inherited);
     lap("inherit and index");
+    let input_bytes = sources.input_bytes();
+    let allowed = catalog.limits.output_bytes(input_bytes);
+    let budget = output_limit::OutputBudget::new(allowed);
     let render_one = |mut isvc: Box<crate::model::InferenceService>| {
         // OME's admission of the InferenceService as written; when it rejects it, the
         // model and runtime are still resolved (OME's webhook checks them too) but
@@ -258,8 +261,15 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         let mut d = std::mem::take(&mut isvc.admission);
         let admitted = !d.iter().any(Diagnostic::is_error);
         let mut summary = None;
-        let objects = match resolve(&isvc, &catalog, &resolver, &mut d) {
-            Some(resolution) if admitted => {
+        let mut chose = None;
+        let resolution = resolve(&isvc, &catalog, &resolver, &mut d);
+        // Every resolved InferenceService counts toward the `output-ratio` error; past the
+        // limit, nothing more is rendered.
+        if let Some(resolution) = &resolution {
+            chose = Some(chosen(resolution, &isvc));
+        }
+        let objects = match resolution {
+            Some(resolution) if admitted && !budget.passed() => {
                 let mut objects =
                     render::render_inference_service(&isvc, &resolution, &settings, &mut d);
                 if let Some(normalise) = &options.normalise {
@@ -277,11 +287,23 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
                 if options.trace {
                     summary = Some(resolution.summary(&isvc));
                 }
-                objects
+                // The serialised bytes (a run that keeps the trees, only tests, counts none).
+                let bytes = objects
+                    .iter()
+                    .map(|o| match &o.body {
+                        crate::rendered::Body::Bytes(b) => b.len() as u64,
+                        crate::rendered::Body::Tree(_) => 0,
+                    })
+                    .sum();
+                if budget.spend(bytes) {
+                    objects
+                } else {
+                    Vec::new()
+                }
             }
             _ => Vec::new(),
         };
-        (objects, d, summary)
+        (objects, d, summary, chose)
     };
     // Rendered a slice at a time, each slice's objects moved into one list before the next
     // is rendered: the objects of every InferenceService, held apart until all are
@@ -297,6 +319,8 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         };
     let mut pending = inference_services.into_iter();
     let mut done = 0;
+    let mut choices = output_limit::Choices::default();
+    let before_rendering = diags.len();
     loop {
         let slice: Vec<_> = pending.by_ref().take(RENDER_SLICE).collect();
         if slice.is_empty() {
@@ -304,7 +328,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         }
         done += slice.len();
         let rendered: Vec<_> = slice.into_par_iter().map(render_one).collect();
-        let needed = objects.len() + rendered.iter().map(|(o, _, _)| o.len()).sum::<usize>();
+        let needed = objects.len() + rendered.iter().map(|(o, ..)| o.len()).sum::<usize>();
         if needed > objects.capacity() {
             // The list is sized once for the whole run, from the rate so far: grown by
             // doubling, each step would copy it into memory never touched before, which on the
@@ -312,11 +336,34 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             let expected = estimate(needed, done, total).saturating_add(passing_through);
             objects.reserve_exact(grown(objects.capacity(), expected) - objects.len());
         }
-        for (o, d, summary) in rendered {
+        for (o, d, summary, chose) in rendered {
             objects.extend(o);
             diags.extend(d);
             resolved.extend(summary);
+            if let Some((key, spec)) = chose {
+                choices.add(key, spec);
+            }
         }
+        if budget.passed() {
+            // Freed now: what follows only resolves.
+            objects = Vec::new();
+        }
+    }
+    if budget.passed() {
+        // Which InferenceServices were rendered before the limit was passed depends on the
+        // threads: their diagnostics are left out, the error names only what every
+        // InferenceService's resolution says.
+        diags.truncate(before_rendering);
+        diags.push(choices.error(&catalog, allowed, input_bytes, total));
+        crate::diagnostics::sort(&mut diags);
+        lap("resolve and render");
+        return Rendering {
+            sources,
+            diags,
+            timings,
+            settings,
+            ..Rendering::default()
+        };
     }
     objects.reserve_exact(passing_through);
     drop(resolver);
@@ -437,5 +484,20 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     }
 }
 
+/// The runtime a resolution chose, and the spec its InferenceService renders from.
+fn chosen<'a>(
+    resolution: &crate::select::resolve::Resolution<'a>,
+    isvc: &crate::model::InferenceService,
+) -> (crate::inherit::RuntimeKey, &'a crate::yaml::Node) {
+    let key = output_limit::runtime_key(
+        resolution.chosen.scope,
+        resolution.chosen.namespace,
+        &isvc.lookup_namespace,
+        resolution.runtime_name,
+    );
+    (key, &resolution.runtime.spec)
+}
+
+mod output_limit;
 #[cfg(test)]
 mod tests;

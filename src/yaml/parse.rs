@@ -1017,6 +1017,32 @@ mod tests {
         assert_eq!(root.get("n").unwrap().value, Value::Float("1.5".into()));
     }
 
+    /// JSON writes a character beyond the BMP as a UTF-16 surrogate pair of `\u` escapes, and
+    /// YAML's double-quoted scalars take the same escapes: the pair is the one character, and
+    /// the positions after it stay right; a surrogate without its pair is an error at the
+    /// escape (vendor/saphyr-parser/README.md).
+    #[test]
+    fn a_surrogate_pair_escape_is_its_character_and_a_lone_surrogate_an_error() {
+        let root = one(r#"{"a": "\ud83d\ude00", "b": 1, "c": "x\uD83D\uDE00y\U0001F600"}"#);
+        assert_eq!(root.str_at(&["a"]), Some("😀"));
+        assert_eq!(root.str_at(&["c"]), Some("x😀y😀"));
+        assert_eq!(root.get("b").unwrap().pos.col, 22);
+        let root = one("a: \"\\ud83d\\ude00\"\nb: \"\\u00e9\"\n");
+        assert_eq!(root.str_at(&["a"]), Some("😀"));
+        assert_eq!(root.str_at(&["b"]), Some("é"));
+        for (text, says, col) in [
+            ("a: [1, \"ok \\ud83d x\"]\n", "high surrogate", 11),
+            ("a: \"\\ud83d\\u0041\"\n", "high surrogate", 4),
+            ("a: \"\\ud83d\"\n", "high surrogate", 4),
+            ("a: \"xy\\ude00\"\n", "low surrogate", 6),
+            ("a: \"\\ude00\\ud83d\"\n", "low surrogate", 4),
+        ] {
+            let err = parse_stream(text, 0).unwrap_err();
+            assert!(err.message.contains(says), "{text}: {}", err.message);
+            assert_eq!((err.line, err.col), (1, col), "{text}");
+        }
+    }
+
     #[test]
     fn unknown_tags_are_errors() {
         let err = parse_stream("a: !custom x\n", 0).unwrap_err();

@@ -325,7 +325,7 @@ fn render_errors_fail_the_step_with_annotations() {
         run.summary
     );
     assert!(
-        run.summary.contains("- `llama-demo/isvc.yaml:9` **ome::model::not-found**: head: InferenceService/llama-demo/llama-3-2-3b-instruct: spec.model.name: referenced model \"no-such-model\" not found"),
+        run.summary.contains("- <code>llama-demo/isvc.yaml&#58;9</code> **ome&#58;&#58;model&#58;&#58;not-found**: head&#58; InferenceService/llama-demo/llama-3-2-3b-instruct&#58; spec.model.name&#58; referenced model &quot;no-such-model&quot; not found"),
         "{}",
         run.summary
     );
@@ -334,6 +334,37 @@ fn render_errors_fail_the_step_with_annotations() {
     let (comments, _) = api.state();
     assert_eq!(comments.len(), 2);
     assert!(comments[1].contains("the render fails"));
+}
+
+/// An error message quoting what a pull request wrote (backticks, an image, an HTML tag, an
+/// @mention, a link) shows as text in the job summary and the comment: escaped as the Rust
+/// Markdown renderer escapes (SEMANTICS.md#output-escaping), and the job ends without a
+/// traceback.
+#[test]
+fn a_hostile_error_message_shows_as_text_in_the_failure_report() {
+    let (repo, runner, base) = pull_request("action-hostile-error");
+    edit(
+        &repo.join("llama-demo/isvc.yaml"),
+        "    name: llama-3-2-3b-instruct\n  engine",
+        "    name: \"x` ![i](https://e.vil/a.png) <img src=x> @admin [ok](http://e.vil) ```\"\n  engine",
+    );
+    commit_all(&repo, "hostile");
+    let api = MockApi::start(&runner);
+    let run = run_action(&repo, &runner, &api, &base, "t0ken");
+    assert_eq!(run.out.code, 1, "{}{}", run.out.stdout, run.out.stderr);
+    assert!(!run.out.stderr.contains("Traceback"), "{}", run.out.stderr);
+    let (comments, _) = api.state();
+    for report in [&run.summary, comments.last().expect("a comment")] {
+        // The value is quoted (escaped) …
+        assert!(
+            report.contains("&lt;img src&#61;x&gt; &#64;admin &#91;ok&#93;&#40;http"),
+            "{report}"
+        );
+        // … and none of it is markup.
+        for raw in ["<img", "@admin", "](http", "![i]", "x`", "```"] {
+            assert!(!report.contains(raw), "{raw} in {report}");
+        }
+    }
 }
 
 /// A static file server on 127.0.0.1 (`python3 -m http.server`), stopped when dropped.

@@ -782,6 +782,111 @@ fn limits_are_set_with_limit_flags() {
     }
 }
 
+/// One runtime with many env entries, auto-selected by many InferenceServices: the output
+/// multiplies the runtime (issue #28 measured 2.7 MB of input making 7.6 GB). Past the
+/// `output-ratio` limit the run stops with an error naming the runtime and how many
+/// InferenceServices select it, whatever the threads rendered first (SEMANTICS.md#limits);
+/// under the default it renders.
+#[test]
+fn a_runtime_copied_into_many_services_is_stopped_by_the_output_ratio_limit() {
+    // 2,000 env entries × 40 InferenceServices: about 3.5 MB of output from 70 KB of input.
+    let (envs, services) = (2_000, 40);
+    let mut text = String::from(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\nspec:\n  vendor: v\n  \
+         modelFormat: {name: safetensors, version: \"1.0.0\"}\n  modelFramework: {name: transformers, version: \"4.40.0\"}\n  \
+         modelArchitecture: Arch\n  modelParameterSize: 1B\n  storage: {storageUri: \"hf://v/m\", path: /models/m}\n---\n\
+         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: wide\nspec:\n  \
+         supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0.0\"}\n      \
+         modelFramework: {name: transformers, version: \"4.40.0\"}\n      modelArchitecture: Arch\n      autoSelect: true\n  \
+         engineConfig:\n    runner:\n      name: ome-container\n      image: img\n      env:\n",
+    );
+    for e in 0..envs {
+        text.push_str(&format!("        - {{name: ENV_{e}, value: v}}\n"));
+    }
+    for i in 0..services {
+        text.push_str(&format!(
+            "---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns\nspec:\n  model:\n    name: m\n  engine:\n    maxReplicas: 1\n"
+        ));
+    }
+    let dir = scratch("output-ratio");
+    let input = dir.join("all.yaml");
+    fs::write(&input, &text).unwrap();
+    let input = input.to_str().unwrap();
+
+    // Ratio 1: 1 MiB of output at most (the input counts as 1 MiB at least).
+    for threads in ["1", "2"] {
+        let out = run_with(
+            &["--limit", "output-ratio=1", input],
+            &[("RAYON_NUM_THREADS", threads)],
+            None,
+        );
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert_eq!(out.stdout, "");
+        assert!(
+            out.stderr.contains(&format!(
+                "the objects rendered from {services} InferenceServices pass 1048576 bytes"
+            )) && out.stderr.contains("(limit `output-ratio`)")
+                && out
+                    .stderr
+                    .contains("ClusterServingRuntime `wide` copies its spec of")
+                && out.stderr.contains(&format!(
+                    "into each of the {services} InferenceServices that select it"
+                ))
+                && out.stderr.contains("--limit output-ratio=<N>"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.matches("error[").count(), 1, "{}", out.stderr);
+    }
+    let default = run(&["-q", input]);
+    assert_eq!(default.code, 0, "{}", default.stderr);
+    assert!(default.stdout.len() > 1 << 20, "{}", default.stdout.len());
+}
+
+/// JSON writes a character beyond the BMP as a surrogate pair of `\u` escapes: it reads as
+/// the character (in YAML's double quotes too); a surrogate without its pair is an error at
+/// the escape, with file, line and column (SEMANTICS.md#input).
+#[test]
+fn a_surrogate_pair_escape_reads_as_its_character_and_a_lone_one_is_refused() {
+    let dir = scratch("surrogates");
+    fs::write(
+        dir.join("cm.json"),
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"c\", \"namespace\": \"n\"},\n \"data\": {\"smile\": \"\\ud83d\\ude00\"}}\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: n}\ndata:\n  smile: \"\\uD83D\\uDE00\"\n",
+    )
+    .unwrap();
+    let out = run(&["-q", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout.matches("smile: \"😀\"").count() + out.stdout.matches("smile: 😀").count(),
+        2,
+        "{}",
+        out.stdout
+    );
+
+    let bad = dir.join("bad");
+    fs::create_dir_all(&bad).unwrap();
+    fs::write(
+        bad.join("bad.json"),
+        "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"c\"},\n \"data\": {\"smile\": \"x\\ud83d\"}}\n",
+    )
+    .unwrap();
+    let out = run(&[bad.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr
+            .contains("high surrogate escape without the low surrogate")
+            && out.stderr.contains("bad.json:3:22"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// The walk takes entries in name order, depth first, whatever the threads do (the upper
 /// levels are walked in parallel): of three definitions of one object, the first is the one
 /// deepest in the first directory, and the other two are reported against it.
