@@ -34,6 +34,7 @@ pub(crate) mod emit;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub(crate) mod go;
 pub(crate) mod inherit;
 pub(crate) mod k8s;
 pub(crate) mod load;
