@@ -4,6 +4,7 @@
 //! The modules are layers (`ARCHITECTURE.md`); each uses only the ones listed before it:
 //!
 //! - libraries: [`k8s`] (the Kubernetes vocabulary: quantities, name rules), [`yaml`] (the position-carrying document tree, its reader and emitter),
+//!   [`go`] (Go's quoting, parsers and JSON decoding that OME's messages and values come from),
 //!   [`source`] (the loaded files), [`diagnostics`] (the one diagnostic type and its
 //!   renderers), [`merge`] (strategic merge, argument rewrites), [`rendered`] (an output
 //!   object), [`modelmeta`] (the model metadata OME's model agent derives from a Hugging Face
