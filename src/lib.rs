@@ -4,6 +4,7 @@
 //! The modules are layers (`ARCHITECTURE.md`); each uses only the ones listed before it:
 //!
 //! - libraries: [`k8s`] (the Kubernetes vocabulary: quantities, name rules), [`yaml`] (the position-carrying document tree, its reader and emitter),
+//!   [`go`] (Go's quoting, parsers and JSON decoding that OME's messages and values come from),
 //!   [`source`] (the loaded files), [`diagnostics`] (the one diagnostic type and its
 //!   renderers), [`merge`] (strategic merge, argument rewrites), [`rendered`] (an output
 //!   object), [`modelmeta`] (the model metadata OME's model agent derives from a Hugging Face
@@ -34,6 +35,7 @@ pub(crate) mod emit;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub(crate) mod go;
 pub(crate) mod inherit;
 pub(crate) mod k8s;
 pub(crate) mod load;

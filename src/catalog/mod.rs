@@ -521,8 +521,8 @@ fn unknown_ome_kind(obj: &Object) -> Option<Diagnostic> {
             Code::InvalidField,
             format!(
                 "no matches for kind {} in version {}",
-                crate::model::validate::go::quote(&obj.kind),
-                crate::model::validate::go::quote(&obj.api_version)
+                crate::go::quote(&obj.kind),
+                crate::go::quote(&obj.api_version)
             ),
         )
         .at(obj.root.get("kind").map_or(obj.pos(), |n| n.pos))

@@ -2,8 +2,8 @@
 //! language-model configuration of multimodal models, the vision signals, the context
 //! length and the parameter estimate used when no safetensors header is available.
 
-use super::gojson::{Decoder, TypeMismatch, root_object};
 use super::quant::EmbeddedQuant;
+use crate::go::decode::{Decoder, TypeMismatch, root_object};
 use crate::yaml::{Map, Node, Value};
 
 /// The nested configuration keys probed for multimodal models; the first one present wins.
@@ -285,7 +285,7 @@ pub(crate) fn text_encoder_context(root: Option<&Node>) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modelmeta::gojson::parse_json;
+    use crate::go::decode::parse_json;
 
     fn read(text: &str) -> Result<TransformerConfig, ConfigProblem> {
         TransformerConfig::read(parse_json(text, 0).unwrap().as_ref())

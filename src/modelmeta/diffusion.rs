@@ -1,7 +1,7 @@
 //! Diffusers pipelines: `model_index.json` read as OME's `ParseDiffusionPipelineSpec` reads
 //! it, and the component directories whose safetensors OME counts.
 
-use super::gojson::root_object;
+use crate::go::decode::root_object;
 use crate::yaml::{Map, Node, Value};
 use std::collections::BTreeMap;
 
@@ -85,7 +85,7 @@ impl Pipeline {
 /// required components, `unet`, and every additional component (by its key). For the
 /// loader; an unreadable `model_index.json` needs none.
 pub(crate) fn component_dirs(model_index_text: &str) -> Vec<String> {
-    let root = super::gojson::parse_json(model_index_text, u32::MAX)
+    let root = crate::go::decode::parse_json(model_index_text, u32::MAX)
         .ok()
         .flatten();
     let mut dirs: Vec<String> = ["text_encoder", "transformer", "unet", "vae"]
@@ -149,7 +149,7 @@ fn component(value: &Node) -> Option<Component> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modelmeta::gojson::parse_json;
+    use crate::go::decode::parse_json;
 
     fn read(text: &str) -> Result<Pipeline, String> {
         Pipeline::read(parse_json(text, 0).unwrap().as_ref())

@@ -24,7 +24,6 @@ mod capability;
 mod config;
 pub(crate) mod diffusion;
 pub(crate) mod format;
-mod gojson;
 mod patch;
 pub(crate) mod quant;
 pub(crate) mod safetensors;
@@ -222,7 +221,7 @@ fn read_hf_quant(file: &JsonFile, diags: &mut Vec<Diagnostic>) -> Option<QuantCo
     if file.text.is_empty() {
         return None;
     }
-    let parsed = gojson::parse_json(&file.text, file.file)
+    let parsed = crate::go::decode::parse_json(&file.text, file.file)
         .map_err(|e| (e.message, e.pos))
         .and_then(|root| {
             quant::read_hf_quant_config(root.as_ref()).map_err(|m| (m, start_of(file)))
@@ -258,7 +257,7 @@ fn derive_transformer(
     quant_file: Option<QuantConfig>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ModelMetadata> {
-    let root = match gojson::parse_json(&file.text, file.file) {
+    let root = match crate::go::decode::parse_json(&file.text, file.file) {
         Ok(root) => root,
         Err(e) => {
             diags.push(invalid_config(file, e.message, e.pos));
@@ -541,7 +540,7 @@ fn derive_pipeline(
     quant: Option<QuantConfig>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ModelMetadata> {
-    let pipeline = match gojson::parse_json(&index.text, index.file)
+    let pipeline = match crate::go::decode::parse_json(&index.text, index.file)
         .map_err(|e| (e.message, e.pos))
         .and_then(|root| Pipeline::read(root.as_ref()).map_err(|m| (m, start_of(index))))
     {
@@ -578,7 +577,9 @@ fn derive_pipeline(
         .get("text_encoder")
         .and_then(|c| c.config.as_ref())
         .map_or(0, |f| {
-            let root = gojson::parse_json(&f.text, f.file).ok().flatten();
+            let root = crate::go::decode::parse_json(&f.text, f.file)
+                .ok()
+                .flatten();
             config::text_encoder_context(root.as_ref())
         });
     let quantization = quantization_of(quant.as_ref(), &index.path, diags);

@@ -6,7 +6,7 @@
 //! then `quantization_config` inside `config.json`. One resolved configuration drives both
 //! `spec.quantization` and the counting, as in OME.
 
-use super::gojson::{Decoder, root_object};
+use crate::go::decode::{Decoder, root_object};
 use crate::yaml::Node;
 
 /// The resolved quantization configuration (OME's `HFQuantConfig`).
@@ -34,7 +34,7 @@ pub(crate) fn read_hf_quant_config(root: Option<&Node>) -> Result<QuantConfig, S
                 Some(q) => {
                     let algo = d.string(q, "quant_algo", "quantization");
                     if q.iter()
-                        .any(|(k, _)| super::gojson::key_matches(k, "quant_algo"))
+                        .any(|(k, _)| crate::go::decode::key_matches(k, "quant_algo"))
                     {
                         out.quant_algo = algo;
                     }
@@ -43,7 +43,7 @@ pub(crate) fn read_hf_quant_config(root: Option<&Node>) -> Result<QuantConfig, S
                     let _ = d.string(q, "kv_cache_quant_algo", "quantization");
                     let exclude = d.strings(q, "exclude_modules", "quantization");
                     if q.iter()
-                        .any(|(k, _)| super::gojson::key_matches(k, "exclude_modules"))
+                        .any(|(k, _)| crate::go::decode::key_matches(k, "exclude_modules"))
                     {
                         out.exclude_modules = exclude.unwrap_or_default();
                     }
@@ -73,7 +73,10 @@ impl EmbeddedQuant {
     /// the same struct, so later keys overwrite field by field).
     pub(crate) fn decode(&mut self, obj: &crate::yaml::Map, d: &mut Decoder) {
         let path = "quantization_config";
-        let present = |f: &'static str| obj.iter().any(|(k, _)| super::gojson::key_matches(k, f));
+        let present = |f: &'static str| {
+            obj.iter()
+                .any(|(k, _)| crate::go::decode::key_matches(k, f))
+        };
         let method = d.string(obj, "quant_method", path);
         if present("quant_method") {
             self.quant_method = method;
@@ -408,7 +411,7 @@ pub(crate) fn tensor_params_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modelmeta::gojson::parse_json;
+    use crate::go::decode::parse_json;
 
     /// OME's TestQuantAlgoToOMEEnum, with `compressed-tensors` as v1.3 documents it.
     #[test]

@@ -6,8 +6,8 @@
 //! header is ever needed; the weights after it are never read. The length is checked
 //! against OME's own limit before anything is allocated for it.
 
-use super::gojson::{Decoder, join, parse_json_text, root_object};
 use super::quant::{Exclusions, QuantConfig, tensor_params_with};
+use crate::go::decode::{Decoder, join, parse_json_text, root_object};
 use crate::yaml::{Map, Node, Value};
 use std::collections::BTreeSet;
 use std::fmt;

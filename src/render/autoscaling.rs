@@ -99,7 +99,7 @@ pub(crate) fn resolve<'a>(
         let Some(class) = class_of(block) else {
             return Err(format!(
                 "autoscaler.class {} is not one of HPA|KEDA|External|None",
-                crate::model::validate::go::quote(block.str_at(&["class"]).unwrap_or(""))
+                crate::go::quote(block.str_at(&["class"]).unwrap_or(""))
             ));
         };
         return Ok(Autoscaling {
@@ -133,7 +133,7 @@ pub(crate) fn resolve<'a>(
         Some(other) => {
             return Err(format!(
                 "unknown legacy autoscaler class {} in {AUTOSCALER_CLASS_ANNOTATION} annotation",
-                crate::model::validate::go::quote(other)
+                crate::go::quote(other)
             ));
         }
     };

@@ -19,10 +19,10 @@
 //! The checks read the tree without allocating; only a problem builds its path and text.
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::go::quote;
 use crate::k8s::meta;
 use crate::k8s::quantity::{Quantity, QuantityError};
 use crate::model::InferenceService;
-use crate::model::validate::go::quote;
 use crate::rendered::{Body, Rendered};
 use crate::yaml::{Node, Pos, Value};
 use std::cmp::Ordering;

@@ -9,7 +9,7 @@ use super::objects::traffic_policy::{
     Timeout,
 };
 use crate::diagnostics::{Code, Diagnostic};
-use crate::model::validate::go;
+use crate::go;
 use crate::model::validate::traffic::{
     CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
 };

@@ -11,6 +11,7 @@ use std::path::Path;
 const LAYERS: &[&str] = &[
     "k8s",
     "yaml",
+    "go",
     "source",
     "diagnostics",
     "merge",

@@ -7,8 +7,8 @@
 
 use super::{Origin, Settings, settings_diag};
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::go;
 use crate::model::fields::Reader;
-use crate::yaml::parse::{AliasBudget, ParseLimits, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 
 /// The ConfigMap's name, as OME looks it up.
@@ -177,9 +177,12 @@ impl Settings {
     }
 }
 
-/// The JSON document of a data key, its positions moved into the ConfigMap's file: the line
-/// of a field of a block scalar (`key: |`) is found from the key's; a one-line value points
-/// at the key. `None`, with OME's message, when it does not parse.
+/// The JSON document of a data key, read as OME's `json.Unmarshal` reads it (strict JSON,
+/// Go's messages), with its keys at the names of the Go fields they fill (matched without
+/// regard to case, the last of several winning: `go::decode::fold`), its positions moved
+/// into the ConfigMap's file: the line of a field of a block scalar (`key: |`) is found from
+/// the key's; a one-line value points at the key. `None`, with OME's message, when it does
+/// not parse.
 fn parse_json(
     text: &str,
     at: Pos,
@@ -193,40 +196,57 @@ fn parse_json(
         "podDisruptionBudget" | "acceleratorResources" => format!("{key:?} config json"),
         _ => format!("{key} config json"),
     };
-    // A JSON document has no aliases: a budget of a few keeps a hostile one small.
-    let budget = AliasBudget::new(1_000, 64 * 1024);
-    let parsed = parse_stream_limited(text, at.file, &ParseLimits::default(), &budget);
-    let fail = |message: String, diags: &mut Vec<Diagnostic>| {
-        diags.push(
-            Diagnostic::error(
-                Code::DeployConfig,
-                format!("unable to parse {what}: {message}"),
-            )
-            .at(at)
-            .object(object.clone())
-            .field(format!("data.{key}"))
-            .help("the data key holds one JSON document"),
-        );
-    };
-    match parsed {
+    let block = text.contains('\n');
+    match go::json::parse(text, at.file) {
         Err(e) => {
-            fail(e.message, diags);
+            let mut place = Node::new(Value::Null, e.pos);
+            relocate(&mut place, at, block);
+            diags.push(
+                Diagnostic::error(
+                    Code::DeployConfig,
+                    format!("unable to parse {what}: {}", e.message),
+                )
+                .at(place.pos)
+                .object(object.clone())
+                .field(format!("data.{key}"))
+                .help("the data key holds one JSON document, as encoding/json reads it (no comments, keys and strings in double quotes)"),
+            );
             None
         }
-        Ok(docs) if docs.len() > 1 => {
-            fail("more than one JSON value".into(), diags);
-            None
-        }
-        Ok(docs) => {
-            let Some(doc) = docs.into_iter().next() else {
-                fail("unexpected end of JSON input".into(), diags);
-                return None;
-            };
-            let mut root = doc.root;
-            let block = text.contains('\n');
+        Ok(root) => {
+            let mut root = go::decode::fold(&root, &|path| go_fields(key, path));
             relocate(&mut root, at, block);
             Some(root)
         }
+    }
+}
+
+/// The field names of the Go struct at `path` in data key `key`'s document (OME's config
+/// types), or `None` for a Go map or a value read as a whole.
+fn go_fields(key: &str, path: &[&str]) -> Option<Vec<&'static str>> {
+    match key {
+        "deploy" => super::schema::names_at(super::schema::DEPLOY, path),
+        "podDisruptionBudget" => super::schema::names_at(super::schema::BUDGETS, path),
+        "ingress" => match path {
+            [] => Some(super::ingress::KEYS.to_vec()),
+            ["additionalIngressGateways"]
+            | ["namespaceIngressGateways", _, "primary" | "additional"] => {
+                Some(super::ingress::GATEWAY_KEYS.to_vec())
+            }
+            ["namespaceIngressGateways", _] => {
+                Some(super::ingress::NAMESPACE_GATEWAY_KEYS.to_vec())
+            }
+            _ => None,
+        },
+        "podMonitor" => match path {
+            [] => Some(super::pod_monitor::KEYS.to_vec()),
+            ["relabelings" | "metricRelabelings"] => {
+                Some(super::pod_monitor::RELABEL_KEYS.to_vec())
+            }
+            _ => None,
+        },
+        "autoscalerPolicy" => path.is_empty().then(|| vec!["metricProviders"]),
+        _ => None,
     }
 }
 
@@ -379,6 +399,112 @@ mod tests {
             diags[0]
                 .message
                 .starts_with("unable to parse deploy config json")
+        );
+    }
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+    use crate::yaml::parse::parse_stream;
+
+    const HEAD: &str =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n";
+
+    fn read(data: &str) -> (Settings, Vec<Diagnostic>) {
+        let node = parse_stream(&format!("{HEAD}{data}"), 0)
+            .expect("yaml")
+            .remove(0)
+            .root;
+        let mut diags = Vec::new();
+        let settings = Settings::from_config_map(&node, &mut diags);
+        (settings, diags)
+    }
+
+    #[test]
+    fn yaml_that_is_not_json_is_refused_with_go_s_message() {
+        let (_, diags) = read("  deploy: |\n    defaultDeploymentMode: RawDeployment\n");
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(
+            diags[0].message,
+            "unable to parse deploy config json: invalid character 'd' looking for beginning of value"
+        );
+        let (_, diags) = read("  deploy: \"{'defaultDeploymentMode': 'RawDeployment'}\"\n");
+        assert_eq!(
+            diags[0].message,
+            "unable to parse deploy config json: invalid character '\\'' looking for beginning of object key string"
+        );
+        let (_, diags) = read("  deploy: '{invalid-json}'\n");
+        assert_eq!(
+            diags[0].message,
+            "unable to parse deploy config json: invalid character 'i' looking for beginning of object key string"
+        );
+        let (_, diags) = read("  deploy: ''\n");
+        assert_eq!(
+            diags[0].message,
+            "unable to parse deploy config json: unexpected end of JSON input"
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_block_value_is_shown_at_its_line() {
+        let (_, diags) = read(
+            "  deploy: |\n    {\"defaultDeploymentMode\": \"RawDeployment\",\n     \"replicas\": {\"defaultMinReplicas\": 1,}}\n",
+        );
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(
+            diags[0].message,
+            "unable to parse deploy config json: invalid character '}' looking for beginning of object key string"
+        );
+        let pos = diags[0].pos.expect("a position");
+        assert_eq!((pos.line, pos.col), (7, 42));
+    }
+
+    #[test]
+    fn field_names_match_without_regard_to_case_as_encoding_json_does() {
+        let (s, diags) = read(
+            "  deploy: '{\"DefaultDeploymentMode\": \"RawDeployment\", \"TERMINATIONGRACEPERIODSECONDS\": 45, \"replicas\": {\"defaultminreplicas\": 2}}'\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            s.deploy.default_deployment_mode,
+            crate::model::component::DeploymentMode::RawDeployment
+        );
+        assert_eq!(s.deploy.termination_grace_period_seconds, Some(45));
+        assert_eq!(s.deploy.replicas.min, Some(2));
+        let (s, diags) = read(
+            "  ingress: '{\"IngressGateway\": \"istio-system/gw\", \"ingressservice\": \"gw.istio-system\", \"IngressDomain\": \"a.example\", \"additionalIngressGateways\": [{\"OmeIngressGateway\": \"gw/x\", \"ingressdomain\": \"b.example\"}]}'\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(s.ingress.ingress_domain, "a.example");
+    }
+
+    #[test]
+    fn of_several_keys_for_one_field_the_last_wins() {
+        let (s, diags) = read(
+            "  deploy: '{\"defaultDeploymentMode\": \"RawDeployment\", \"terminationGracePeriodSeconds\": 30, \"TerminationGracePeriodSeconds\": 45, \"minReadySeconds\": 1, \"minReadySeconds\": 7}'\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(s.deploy.termination_grace_period_seconds, Some(45));
+        assert_eq!(s.deploy.min_ready_seconds, Some(7));
+        // Two objects for one struct field are merged, as Go decodes into the same struct.
+        let (s, diags) = read(
+            "  deploy: '{\"defaultDeploymentMode\": \"RawDeployment\", \"replicas\": {\"defaultMinReplicas\": 2}, \"Replicas\": {\"defaultMaxReplicas\": {\"engine\": 4}}}'\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(s.deploy.replicas.min, Some(2));
+        assert_eq!(s.deploy.replicas.max_engine, Some(4));
+    }
+
+    #[test]
+    fn unknown_fields_are_still_warned() {
+        let (_, diags) = read(
+            "  deploy: '{\"defaultDeploymentMode\": \"RawDeployment\", \"terminationGracePeriod\": 45}'\n",
+        );
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0].message.contains("terminationGracePeriod"),
+            "{diags:?}"
         );
     }
 }

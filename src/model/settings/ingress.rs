@@ -49,8 +49,8 @@ pub(crate) const KEYS: &[&str] = &[
     "namespaceIngressGateways",
 ];
 
-const GATEWAY_KEYS: &[&str] = &["omeIngressGateway", "ingressDomain", "class"];
-const NAMESPACE_GATEWAY_KEYS: &[&str] = &["primary", "additional"];
+pub(super) const GATEWAY_KEYS: &[&str] = &["omeIngressGateway", "ingressDomain", "class"];
+pub(super) const NAMESPACE_GATEWAY_KEYS: &[&str] = &["primary", "additional"];
 
 /// One gateway an HTTPRoute attaches to: `namespace/name` and the domain of its hostname.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -19,7 +19,7 @@ pub(crate) struct RelabelConfig {
     pub(crate) action: String,
 }
 
-const RELABEL_KEYS: &[&str] = &[
+pub(super) const RELABEL_KEYS: &[&str] = &[
     "sourceLabels",
     "separator",
     "targetLabel",
@@ -27,7 +27,7 @@ const RELABEL_KEYS: &[&str] = &[
     "replacement",
     "action",
 ];
-const KEYS: &[&str] = &["labels", "relabelings", "metricRelabelings"];
+pub(super) const KEYS: &[&str] = &["labels", "relabelings", "metricRelabelings"];
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct PodMonitorConfig {

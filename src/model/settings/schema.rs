@@ -186,7 +186,7 @@ const BUDGET: &[Field] = &[
     ),
 ];
 
-const BUDGETS: &[Field] = &[
+pub(crate) const BUDGETS: &[Field] = &[
     nullable(field(
         "rawDeployment",
         Ty::Map(BUDGET),
@@ -298,6 +298,18 @@ pub(crate) fn names(fields: &[Field]) -> Vec<&'static str> {
         .filter(|f| !f.deprecated)
         .map(|f| f.name)
         .collect()
+}
+
+/// The names of the map at `path` beneath `fields` (the fields of a Go struct), or `None`
+/// where `path` leads to no map of the table.
+pub(crate) fn names_at(fields: &[Field], path: &[&str]) -> Option<Vec<&'static str>> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(names(fields));
+    };
+    match fields.iter().find(|f| f.name == *first).map(|f| &f.ty) {
+        Some(Ty::Map(inner)) => names_at(inner, rest),
+        _ => None,
+    }
 }
 
 /// The map of `field`, when it is one.

@@ -126,7 +126,7 @@ pub(crate) fn check_block(
                 &format!("{apath}.class"),
                 format!(
                     "{label}: AutoscalerClassUnknown: autoscaler.class {} is not one of HPA|KEDA|External|None",
-                    super::go::quote(class)
+                    crate::go::quote(class)
                 ),
             )
             .help("set `class` to HPA, KEDA, External or None");
@@ -164,7 +164,7 @@ pub(crate) fn check_block(
                     Some(_) => None,
                     None => Some(format!(
                         "{label}: HPAMetricMalformed: hpa.metrics[{i}].type {} is not one of Resource|Pods|Object|External|ContainerResource",
-                        super::go::quote(t)
+                        crate::go::quote(t)
                     )),
                 }
             };

@@ -105,7 +105,7 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) ->
                     CODE,
                     uri_node.pos,
                     field,
-                    format!("invalid PVC storage URI {}: {e}", super::go::quote(uri)),
+                    format!("invalid PVC storage URI {}: {e}", crate::go::quote(uri)),
                 )
                 .help("write pvc://[<namespace>:]<claim>/<path inside the claim>");
             f.push(d);
@@ -119,7 +119,7 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) ->
                         field,
                         format!(
                             "ClusterBaseModel PVC URI must specify a namespace (format: pvc://{{namespace}}:{{pvc-name}}/{{sub-path}}), got {}",
-                            super::go::quote(uri)
+                            crate::go::quote(uri)
                         ),
                     )
                     .help("name the claim's namespace: pvc://<namespace>:<claim>/<path>");
@@ -133,7 +133,7 @@ pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) ->
                         field,
                         format!(
                             "namespaced BaseModel PVC URI must not specify a namespace; the BaseModel's own namespace is used, got {}",
-                            super::go::quote(uri)
+                            crate::go::quote(uri)
                         ),
                     )
                     .help("drop the namespace: pvc://<claim>/<path>");

@@ -7,11 +7,11 @@ use super::autoscaler::{
     self, AUTOSCALER_CLASS_ANNOTATION, KEDA_EXAMPLE, METRICS_ANNOTATION,
     TARGET_UTILIZATION_ANNOTATION,
 };
-use super::go::{self, Json};
 use super::names::NameRule;
 use super::rollout::{self, NAME_FORMAT, valid_name};
 use super::{Findings, IntOrStr, admission_mode, pod, present, traffic};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::go::{self, Json};
 use crate::model::InferenceService;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;

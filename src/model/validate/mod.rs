@@ -7,7 +7,6 @@
 pub(crate) mod accelerator_class;
 pub(crate) mod autoscaler;
 pub(crate) mod base_model;
-pub(crate) mod go;
 pub(crate) mod inference_service;
 pub(crate) mod migration;
 pub(crate) mod names;
@@ -17,6 +16,7 @@ pub(crate) mod runtime;
 pub(crate) mod traffic;
 
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::go;
 use crate::yaml::{Node, Pos, Value};
 
 /// The problems found in one object.

@@ -6,8 +6,8 @@
 //! The checks scan bytes and allocate only to describe a problem, since they run on every
 //! object of a run (10,000 and more).
 
-use super::go;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::go;
 use crate::k8s::meta::{
     self, dns1123_label_problems as label_problems, is_dns1035_chars as is_dns1035,
     is_label_chars as is_label, is_label_value as label_value_allowed,

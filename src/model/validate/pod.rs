@@ -233,7 +233,7 @@ fn check_port(f: &mut Findings<'_>, port: &Node, path: &str) {
                             CODE,
                             n.pos,
                             &p,
-                            format!("{p}: Invalid value: {}: {m}", super::go::quote(name)),
+                            format!("{p}: Invalid value: {}: {m}", crate::go::quote(name)),
                         )
                         .help("a port name is at most 15 lowercase letters, digits and '-', with a letter, and no '-' at either end or twice in a row (the Service's ports take it)");
                     f.push(d);
@@ -269,7 +269,7 @@ pub(crate) fn quantity_field(f: &mut Findings<'_>, node: &Node, path: &str) {
                     path,
                     format!(
                         "{path}: Invalid value: {}: {path} in body should match '{QUANTITY_PATTERN}'",
-                        super::go::quote(s)
+                        crate::go::quote(s)
                     ),
                 )
                 .help("write a quantity: a number with an optional suffix, such as 500m, 10, 30Gi or 1e3");

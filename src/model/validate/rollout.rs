@@ -84,7 +84,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
                     &field,
                     format!(
                         "spec.rollout.groups: component {} appears in groups[{prev}] and groups[{i}] (DuplicateComponentInCoordinationGroups)",
-                        super::go::quote(&name)
+                        crate::go::quote(&name)
                     ),
                 );
             } else {
@@ -93,7 +93,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
         }
         if present(group, "canary").is_some() {
             for (name, node) in members(group) {
-                let q = super::go::quote(&name);
+                let q = crate::go::quote(&name);
                 let message = if !Role::ALL.iter().any(|r| r.as_str() == name) {
                     format!(
                         "{gp}: canary component {q} is not one of router/engine/decoder (CanaryInvalid)"
@@ -106,7 +106,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
                     }
                     format!(
                         "{gp}: component {q} has deploymentMode={}; canary requires OMENative (CanaryRequiresOMENative)",
-                        super::go::quote(mode)
+                        crate::go::quote(mode)
                     )
                 } else {
                     format!(
@@ -120,7 +120,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
         // blueGreen, rollingUpdate, or no progression: the coordination rules.
         let mut undeclared = Vec::new();
         for (name, node) in members(group) {
-            let q = super::go::quote(&name);
+            let q = crate::go::quote(&name);
             if !Role::ALL.iter().any(|r| r.as_str() == name) {
                 reject(
                     f,
@@ -144,7 +144,7 @@ pub(crate) fn check_rollout(f: &mut Findings<'_>, spec: &Node) {
                     &field,
                     format!(
                         "{gp}: component {q} has deploymentMode={}; coordination requires OMENative (CoordinationRequiresOMENative)",
-                        super::go::quote(mode)
+                        crate::go::quote(mode)
                     ),
                 );
             }
@@ -212,8 +212,8 @@ pub(crate) fn check_replica_refs(f: &mut Findings<'_>, spec: &Node) {
                     &format!("{field}[0]"),
                     format!(
                         "{field}[0] {} must match {}",
-                        super::go::quote(name),
-                        super::go::quote(NAME_FORMAT)
+                        crate::go::quote(name),
+                        crate::go::quote(NAME_FORMAT)
                     ),
                 );
             }

@@ -1,9 +1,9 @@
 //! `spec.traffic` and the traffic annotations, as OME's InferenceService webhook checks them
 //! (ISVC-24, ISVC-25, ISVC-26; SEMANTICS.md#admission).
 
-use super::go::{self, Json};
 use super::{Findings, present};
 use crate::diagnostics::Code;
+use crate::go::{self, Json};
 use crate::yaml::{Map, Node};
 use std::collections::HashSet;
 

@@ -135,7 +135,7 @@ pub(crate) fn backend_traffic_policy(
             if a != "ConsistentHash" && hash.is_some() {
                 return Err(format!(
                     "spec.traffic.consistentHash must not be set when algorithm={}",
-                    crate::model::validate::go::quote(a)
+                    crate::go::quote(a)
                 ));
             }
             set(&mut spec, &["loadBalancer", "type"], Node::str(a));
@@ -314,7 +314,7 @@ pub(crate) fn destination_rule(
                 other => {
                     return Err(format!(
                         "unsupported algorithm {} for Istio DR",
-                        crate::model::validate::go::quote(other)
+                        crate::go::quote(other)
                     ));
                 }
             };

@@ -167,6 +167,91 @@ pub(crate) fn key_matches(key: &str, field: &str) -> bool {
     k.next().is_none()
 }
 
+/// Whether a JSON key fills a struct field of any spelling, as Go's decoder folds names
+/// (`foldName`): ASCII letters in either case, the Kelvin sign for `k`, the long s for `s`.
+pub(crate) fn folds_to(key: &str, field: &str) -> bool {
+    let mut k = key.chars();
+    for f in field.chars() {
+        let Some(c) = k.next() else { return false };
+        let lower = f.to_ascii_lowercase();
+        let same = c == f
+            || (c.is_ascii_alphabetic() && c.eq_ignore_ascii_case(&f))
+            || (lower == 'k' && c == '\u{212a}')
+            || (lower == 's' && c == '\u{17f}');
+        if !same {
+            return false;
+        }
+    }
+    k.next().is_none()
+}
+
+/// A JSON tree as Go's `json.Unmarshal` sees it through typed structs, with each key at its
+/// field's name. `fields(path)` gives the field names of the struct at `path` (the field
+/// names from the root, list indices left out), or `None` where the value is a Go map or a
+/// type read elsewhere. For each member of a struct, in order: the field of exactly that
+/// name, else the first field whose name folds to it ([`folds_to`]); a key matching no field
+/// stays as written (the reader warns of it). Several members filling one field: the last
+/// wins, except that objects filling a struct field are merged (Go decodes the later one
+/// into the value the earlier one made). A Go map keeps the last of equal keys. A `null`
+/// replaces what came before (every field read this way is a pointer, a slice or a map, or
+/// reads a `null` as unset).
+pub(crate) fn fold(node: &Node, fields: &dyn Fn(&[&str]) -> Option<Vec<&'static str>>) -> Node {
+    fold_at(node, &mut Vec::new(), fields)
+}
+
+fn fold_at(
+    node: &Node,
+    path: &mut Vec<String>,
+    fields: &dyn Fn(&[&str]) -> Option<Vec<&'static str>>,
+) -> Node {
+    let value = match &node.value {
+        Value::Seq(items) => Value::Seq(items.iter().map(|n| fold_at(n, path, fields)).collect()),
+        Value::Map(map) => {
+            let names = fields(&path.iter().map(String::as_str).collect::<Vec<_>>());
+            let mut out = Map::with_capacity(map.len());
+            for (key, value) in map.iter() {
+                let name = names.as_ref().and_then(|names| {
+                    names
+                        .iter()
+                        .find(|f| **f == key)
+                        .or_else(|| names.iter().find(|f| folds_to(key, f)))
+                        .copied()
+                });
+                let name = name.unwrap_or(key);
+                match out.get_mut(name) {
+                    Some(prev) if names.is_some() => match (&mut prev.value, &value.value) {
+                        (Value::Map(a), Value::Map(b)) => {
+                            for (k, v) in b.entries() {
+                                a.push_unique(k.clone(), v.clone());
+                            }
+                        }
+                        _ => *prev = value.clone(),
+                    },
+                    Some(prev) => *prev = value.clone(),
+                    None => out.push_unique(name.to_string(), value.clone()),
+                }
+            }
+            // The members of a merged struct are folded below, with the field's own names.
+            let mut folded = Map::with_capacity(out.len());
+            for (key, value) in out.iter() {
+                let known = names.as_ref().is_some_and(|n| n.contains(&key));
+                let value = if known || names.is_none() {
+                    path.push(key.to_string());
+                    let v = fold_at(value, path, fields);
+                    path.pop();
+                    v
+                } else {
+                    value.clone()
+                };
+                folded.push_unique(key.to_string(), value);
+            }
+            Value::Map(folded)
+        }
+        other => other.clone(),
+    };
+    Node::new(value, node.pos)
+}
+
 /// The values of the keys that fill `field`, in file order.
 pub(crate) fn matching<'m>(map: &'m Map, field: &'static str) -> impl Iterator<Item = &'m Node> {
     map.iter()
