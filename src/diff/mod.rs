@@ -359,7 +359,14 @@ mod tests {
         let cm = |ns: &str, value: &str| {
             object(
                 &format!(
-                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: {ns}\ndata:\n  k: {value}\n"
+                    r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  namespace: {ns}
+data:
+  k: {value}
+"
                 ),
                 None,
             )
@@ -397,7 +404,11 @@ mod tests {
         let hpa = |v: &str| {
             object(
                 &format!(
-                    "apiVersion: autoscaling/{v}\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n"
+                    r"apiVersion: autoscaling/{v}
+kind: HorizontalPodAutoscaler
+metadata:
+  name: h
+"
                 ),
                 Some("svc"),
             )
