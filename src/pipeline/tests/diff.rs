@@ -3,11 +3,11 @@
 //! changed auto-selection, inheritance, models, settings, the byte limit, Secrets and
 //! ignored fields (SEMANTICS.md#diff).
 
-use crate::catalog::ResourceId;
 use crate::diff::format::{Labels, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
 use crate::diff::{self, Cause, Change, Report, Side};
 use crate::emit::Format;
+use crate::k8s::id::ObjectId;
 use crate::pipeline::{Options, Rendering, render_texts};
 
 fn render(files: &[(&str, &str)], ignore: &[&str]) -> Rendering {
@@ -70,12 +70,12 @@ fn labels() -> Labels {
     }
 }
 
-fn isvc_id(ns: &str, name: &str) -> ResourceId {
-    ResourceId::new("InferenceService", ns, name)
+fn isvc_id(ns: &str, name: &str) -> ObjectId {
+    ObjectId::of_kind("InferenceService", ns, name).to_owned()
 }
 
-fn csr(name: &str) -> ResourceId {
-    ResourceId::new("ClusterServingRuntime", "", name)
+fn csr(name: &str) -> ObjectId {
+    ObjectId::of_kind("ClusterServingRuntime", "", name).to_owned()
 }
 
 /// A ClusterServingRuntime for the `llama` format, auto-selectable with `priority`.
@@ -145,7 +145,7 @@ fn groups(r: &Report) -> Vec<(Option<String>, Change, Vec<Change>)> {
         .iter()
         .map(|g| {
             (
-                g.isvc.as_ref().map(ResourceId::path),
+                g.isvc.as_ref().map(ObjectId::path),
                 g.change,
                 g.objects.iter().map(|o| o.change).collect(),
             )
@@ -405,7 +405,7 @@ fn model_and_settings_changes_are_attributed() {
     assert_eq!(r.impact.resources.len(), 1);
     assert_eq!(
         r.impact.resources[0].id,
-        ResourceId::new("ClusterBaseModel", "", "m")
+        ObjectId::of_kind("ClusterBaseModel", "", "m").to_owned()
     );
     assert_eq!(r.impact.resources[0].reached, [isvc_id("team", "svc")]);
 
