@@ -384,15 +384,16 @@ pub fn reports(
     objects: &[ReportObject],
     max_bytes: usize,
 ) {
-    use crate::catalog::ResourceId;
     use crate::diff::format::{Labels, markdown, text};
     use crate::diff::impact::{Choice, Impact, ResourceImpact};
     use crate::diff::{Cause, Change, Group, ObjectDiff, Report};
+    use crate::k8s::id::ObjectId;
     use crate::textdiff::LineDiff;
-    let id = |(ns, name): (&str, &str)| ResourceId {
+    let id = |(ns, name): (&str, &str)| ObjectId {
         kind: "InferenceService".to_string(),
         namespace: ns.to_string(),
         name: name.to_string(),
+        group: String::new(),
     };
     let changes = [Change::Added, Change::Removed, Change::Changed];
     let diffs: Vec<ObjectDiff> = objects
@@ -418,10 +419,11 @@ pub fn reports(
     let other = |i: usize| {
         objects.get(i).map_or_else(
             || id(("ns", "name")),
-            |(kind, ns, name, _)| ResourceId {
+            |(kind, ns, name, _)| ObjectId {
                 kind: kind.clone(),
                 namespace: ns.clone().unwrap_or_default(),
                 name: name.clone(),
+                group: String::new(),
             },
         )
     };
@@ -432,7 +434,7 @@ pub fn reports(
         now: other(1),
     });
     causes.push(Cause::Resource(other(2), Change::Changed));
-    let reached: Vec<ResourceId> = (0..objects.len()).map(other).collect();
+    let reached: Vec<ObjectId> = (0..objects.len()).map(other).collect();
     let report = Report {
         groups: vec![
             Group {

@@ -10,6 +10,7 @@
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::merge::strategic;
 use crate::model::{Runtime, RuntimeSpec, Scope};
 use crate::yaml::{Node, Value};
@@ -18,25 +19,32 @@ use std::collections::BTreeMap;
 /// The most runtimes a chain may hold, the runtime itself included.
 pub(crate) const MAX_DEPTH: usize = 5;
 
-/// Identifies a runtime: scope, namespace (empty for cluster scope) and name.
-pub(crate) type RuntimeKey = (Scope, String, String);
+/// The identity of the runtime of `scope` named `name` (in `namespace` unless at cluster
+/// scope).
+pub(crate) fn runtime_id(scope: Scope, namespace: &str, name: &str) -> ObjectId {
+    match scope {
+        Scope::Cluster => ObjectId::of_kind("ClusterServingRuntime", "", name),
+        Scope::Namespaced => ObjectId::of_kind("ServingRuntime", namespace, name),
+    }
+    .to_owned()
+}
 
-pub(crate) fn key(runtime: &Runtime) -> RuntimeKey {
-    (
+fn key(runtime: &Runtime) -> ObjectId {
+    runtime_id(
         runtime.scope,
-        runtime.namespace.clone().unwrap_or_default(),
-        runtime.name.clone(),
+        runtime.namespace.as_deref().unwrap_or_default(),
+        &runtime.name,
     )
 }
 
 /// The merged specs of every runtime that inherits, and each chain (root first).
 #[derive(Debug, Default)]
 pub(crate) struct Inherited {
-    specs: BTreeMap<RuntimeKey, RuntimeSpec>,
+    specs: BTreeMap<ObjectId, RuntimeSpec>,
     /// The runtimes each inheriting runtime inherits from, root first, itself left out.
-    parents: BTreeMap<RuntimeKey, Vec<RuntimeKey>>,
+    parents: BTreeMap<ObjectId, Vec<ObjectId>>,
     /// Runtimes whose chain is broken; InferenceServices naming them fail.
-    broken: BTreeMap<RuntimeKey, String>,
+    broken: BTreeMap<ObjectId, String>,
 }
 
 impl Inherited {
@@ -50,7 +58,7 @@ impl Inherited {
     }
 
     /// The runtimes `runtime` inherits from, root first (none when it inherits nothing).
-    pub(crate) fn parents(&self, runtime: &Runtime) -> &[RuntimeKey] {
+    pub(crate) fn parents(&self, runtime: &Runtime) -> &[ObjectId] {
         self.parents.get(&key(runtime)).map_or(&[], Vec::as_slice)
     }
 }

@@ -6,6 +6,7 @@
 //! this type, so it lives beneath both.
 
 use crate::diagnostics::ObjectRef;
+use crate::k8s::id::ObjectId;
 use crate::yaml::{Node, Pos};
 use std::sync::Arc;
 
@@ -35,6 +36,17 @@ pub(crate) enum Body {
 }
 
 impl Rendered {
+    /// Its identity, in `effective_namespace` when written without a namespace.
+    pub(crate) fn id<'o>(&'o self, effective_namespace: &'o str) -> ObjectId<&'o str> {
+        ObjectId::new(
+            &self.api_version,
+            &self.kind,
+            self.namespace.as_deref(),
+            &self.name,
+            effective_namespace,
+        )
+    }
+
     /// Wraps an object tree; its identity is read from the tree. `pos` is where the input
     /// writes it, or the InferenceService it comes from.
     pub(crate) fn new(node: Node, source: Option<Arc<ObjectRef>>, pos: Pos) -> Rendered {

@@ -431,10 +431,16 @@ mod tests {
     /// `protocols`.
     fn runtime(name: &str, protocols: &str) -> String {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {{name: {name}}}\n\
-             spec:\n  protocolVersions: [{protocols}]\n  supportedModelFormats:\n    \
-             - {{name: llama, modelFormat: {{name: safetensors}}, modelFramework: {{name: transformers}}, autoSelect: true, priority: 1}}\n  \
-             containers: [{{name: ome-container, image: img}}]\n---\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {{name: {name}}}
+spec:
+  protocolVersions: [{protocols}]
+  supportedModelFormats:
+    - {{name: llama, modelFormat: {{name: safetensors}}, modelFramework: {{name: transformers}}, autoSelect: true, priority: 1}}
+  containers: [{{name: ome-container, image: img}}]
+---
+"
         )
     }
 
@@ -535,9 +541,15 @@ mod tests {
             .map(|i| format!("        nvidia-h100-80gb-hbm3-s{i:04}: {{}}\n"))
             .collect();
         let text = format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {{name: rt}}\n\
-             spec:\n  acceleratorRequirements: {{acceleratorClasses: [nvidia-h100-80gb-hbm3-sxm5]}}\n  \
-             supportedModelFormats:\n    - name: llama\n      acceleratorConfig:\n{keys}"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {{name: rt}}
+spec:
+  acceleratorRequirements: {{acceleratorClasses: [nvidia-h100-80gb-hbm3-sxm5]}}
+  supportedModelFormats:
+    - name: llama
+      acceleratorConfig:
+{keys}"
         );
         let loaded = from_texts(&[("rt.yaml", &text)], &Limits::default());
         let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);

@@ -194,64 +194,6 @@ impl Catalog {
     }
 }
 
-/// An OME resource as `diff` names it: kind, namespace (empty at cluster scope, the
-/// default namespace when written without one) and name.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct ResourceId {
-    pub(crate) kind: String,
-    pub(crate) namespace: String,
-    pub(crate) name: String,
-}
-
-impl ResourceId {
-    pub(crate) fn new(kind: &str, namespace: &str, name: &str) -> ResourceId {
-        ResourceId {
-            kind: kind.to_string(),
-            namespace: if is_cluster_scoped(kind) {
-                String::new()
-            } else {
-                namespace.to_string()
-            },
-            name: name.to_string(),
-        }
-    }
-
-    /// The identity of a loaded object, in `default_namespace` when written without one.
-    pub(crate) fn of(obj: &Object, default_namespace: &str) -> ResourceId {
-        ResourceId::new(
-            &obj.kind,
-            obj.namespace.as_deref().unwrap_or(default_namespace),
-            &obj.name,
-        )
-    }
-
-    /// `NAMESPACE/NAME`, or `NAME` at cluster scope.
-    pub(crate) fn path(&self) -> String {
-        if self.namespace.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}/{}", self.namespace, self.name)
-        }
-    }
-}
-
-impl std::fmt::Display for ResourceId {
-    /// `ClusterServingRuntime/srt-a`, `ServingRuntime/team/srt-a`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.kind, self.path())
-    }
-}
-
-fn identity<'o>(obj: &'o Object, default_namespace: &'o str) -> ObjectId<'o> {
-    ObjectId::new(
-        &obj.api_version,
-        &obj.kind,
-        obj.namespace.as_deref(),
-        &obj.name,
-        default_namespace,
-    )
-}
-
 /// One input object, read: where it goes in the catalog.
 enum Entry {
     Passthrough(Object),
@@ -292,12 +234,10 @@ pub(crate) fn build(
         })
         .collect();
     // For each object defined before (by identity), where that first definition is.
-    let mut seen: HashMap<ObjectId<'_>, usize> = HashMap::with_capacity(objects.len());
+    let mut seen: HashMap<ObjectId<&str>, usize> = HashMap::with_capacity(objects.len());
     let first_pos: Vec<Option<crate::yaml::Pos>> = (0..objects.len())
         .map(|i| {
-            let first = *seen
-                .entry(identity(&objects[i], default_namespace))
-                .or_insert(i);
+            let first = *seen.entry(objects[i].id(default_namespace)).or_insert(i);
             (first != i).then(|| crate::model::name_pos(&objects[first].root))
         })
         .collect();

@@ -795,7 +795,22 @@ mod tests {
     #[test]
     fn an_om_render_spec_mirrors_the_flags() {
         let (c, diags) = config(
-            "apiVersion: render.ome-render.io/v1alpha1\nkind: OmeRender\nmetadata: {name: r}\nspec:\n  paths: [./manifests]\n  namespace: team-a\n  strict: true\n  kinds: [Deployment]\n  include: ['*.yaml']\n  exclude: [old/*]\n  settings: cluster.yaml\n  deployConfig: cluster/config-map.yaml\n  keepOme: true\n  allowEmpty: true\n  quiet: true\n",
+            r"apiVersion: render.ome-render.io/v1alpha1
+kind: OmeRender
+metadata: {name: r}
+spec:
+  paths: [./manifests]
+  namespace: team-a
+  strict: true
+  kinds: [Deployment]
+  include: ['*.yaml']
+  exclude: [old/*]
+  settings: cluster.yaml
+  deployConfig: cluster/config-map.yaml
+  keepOme: true
+  allowEmpty: true
+  quiet: true
+",
         );
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(
@@ -820,32 +835,58 @@ mod tests {
     #[test]
     fn a_config_map_gives_the_same_fields_as_strings() {
         let (c, diags) = config(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: function-input}\ndata:\n  namespace: ns\n  strict: 'true'\n  kinds: Deployment, Service\n",
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: function-input}
+data:
+  namespace: ns
+  strict: 'true'
+  kinds: Deployment, Service
+",
         );
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(c.namespace.as_deref(), Some("ns"));
         assert!(c.strict);
         assert_eq!(c.kinds, ["Deployment", "Service"]);
-        let (_, diags) =
-            config("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata: {strict: maybe}\n");
+        let (_, diags) = config(
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: f}
+data: {strict: maybe}
+",
+        );
         assert_eq!(diags.len(), 1);
     }
 
     #[test]
     fn misspelt_fields_and_other_kinds_are_errors() {
         let (_, diags) = config(
-            "apiVersion: render.ome-render.io/v1alpha1\nkind: OmeRender\nmetadata: {name: r}\nspec:\n  path: ./x\n",
+            r"apiVersion: render.ome-render.io/v1alpha1
+kind: OmeRender
+metadata: {name: r}
+spec:
+  path: ./x
+",
         );
         assert_eq!(diags.len(), 1);
         assert!(diags[0].message.contains("unknown field `path`"));
         assert_eq!(diags[0].help.as_deref(), Some("did you mean `paths`?"));
-        let (_, diags) =
-            config("apiVersion: ome.io/v1alpha1\nkind: OmeRender\nmetadata: {name: r}\n");
+        let (_, diags) = config(
+            r"apiVersion: ome.io/v1alpha1
+kind: OmeRender
+metadata: {name: r}
+",
+        );
         assert!(
             diags[0].message.contains("unsupported apiVersion"),
             "{diags:?}"
         );
-        let (_, diags) = config("apiVersion: v1\nkind: Secret\nmetadata: {name: r}\n");
+        let (_, diags) = config(
+            r"apiVersion: v1
+kind: Secret
+metadata: {name: r}
+",
+        );
         assert!(
             diags[0].message.contains("not one ome-render reads"),
             "{diags:?}"
@@ -854,7 +895,25 @@ mod tests {
 
     #[test]
     fn results_name_the_item_and_its_file() {
-        let text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '2'\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata:\n    name: b\n    namespace: ns\n    annotations:\n      kustomize.config.k8s.io/id: x\n  spec: {}\n";
+        let text = r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: cm.yaml
+      config.kubernetes.io/index: '2'
+- apiVersion: ome.io/v1beta1
+  kind: InferenceService
+  metadata:
+    name: b
+    namespace: ns
+    annotations:
+      kustomize.config.k8s.io/id: x
+  spec: {}
+";
         let list =
             crate::load::krm::resource_list(text.to_string(), &crate::load::Limits::default());
         let origins = Origins::of(

@@ -10,17 +10,17 @@
 
 use super::normalise::FxBuild;
 use super::{Cause, Change, Group, Side};
-use crate::catalog::ResourceId;
+use crate::k8s::id::ObjectId;
 use crate::select::resolve::ResolvedIsvc;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One changed OME resource and what it reaches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ResourceImpact {
-    pub(crate) id: ResourceId,
+    pub(crate) id: ObjectId,
     pub(crate) change: Change,
     /// The InferenceServices whose objects changed because of it, by namespace and name.
-    pub(crate) reached: Vec<ResourceId>,
+    pub(crate) reached: Vec<ObjectId>,
     /// How many InferenceServices resolve to it in the head (or, removed, in the base).
     pub(crate) users: usize,
 }
@@ -28,9 +28,9 @@ pub(crate) struct ResourceImpact {
 /// An InferenceService whose runtime choice changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Choice {
-    pub(crate) isvc: ResourceId,
-    pub(crate) was: ResourceId,
-    pub(crate) now: ResourceId,
+    pub(crate) isvc: ObjectId,
+    pub(crate) was: ObjectId,
+    pub(crate) now: ObjectId,
     /// Whether auto-selection made the choice, on each side.
     pub(crate) was_auto: bool,
     pub(crate) now_auto: bool,
@@ -42,18 +42,18 @@ pub(crate) struct Impact {
     /// Each changed resource, those reaching the most InferenceServices first.
     pub(crate) resources: Vec<ResourceImpact>,
     /// When the settings changed: the InferenceServices that changed with them.
-    pub(crate) settings: Option<Vec<ResourceId>>,
+    pub(crate) settings: Option<Vec<ObjectId>>,
     pub(crate) choices: Vec<Choice>,
     /// InferenceServices edited themselves (on both sides, objects changed).
-    pub(crate) edited: Vec<ResourceId>,
+    pub(crate) edited: Vec<ObjectId>,
     /// InferenceServices whose objects changed for none of the reasons above.
-    pub(crate) unattributed: Vec<ResourceId>,
+    pub(crate) unattributed: Vec<ObjectId>,
 }
 
 /// What an InferenceService's objects depend on, besides itself and the settings: its
 /// runtime, the runtimes that one inherits from, the revision a pin renders from, its model,
 /// its classes.
-fn dependencies(r: &ResolvedIsvc) -> impl Iterator<Item = &ResourceId> {
+fn dependencies(r: &ResolvedIsvc) -> impl Iterator<Item = &ObjectId> {
     std::iter::once(&r.runtime)
         .chain(&r.parents)
         .chain(&r.revision)
@@ -63,8 +63,8 @@ fn dependencies(r: &ResolvedIsvc) -> impl Iterator<Item = &ResourceId> {
 
 /// The OME resources (not InferenceServices) on one side only or with different trees: one
 /// walk over both sorted maps.
-fn changed_resources(base: &Side<'_>, head: &Side<'_>) -> BTreeMap<ResourceId, Change> {
-    let is_isvc = |(id, _): &(&ResourceId, &u64)| id.kind == "InferenceService";
+fn changed_resources(base: &Side<'_>, head: &Side<'_>) -> BTreeMap<ObjectId, Change> {
+    let is_isvc = |(id, _): &(&ObjectId, &u64)| id.kind == "InferenceService";
     let mut b = base.inputs.iter().filter(|e| !is_isvc(e)).peekable();
     let mut h = head.inputs.iter().filter(|e| !is_isvc(e)).peekable();
     let mut changed = BTreeMap::new();
@@ -105,13 +105,13 @@ fn changed_resources(base: &Side<'_>, head: &Side<'_>) -> BTreeMap<ResourceId, C
 pub(crate) fn attribute<'a>(groups: &mut [Group], base: &Side<'a>, head: &Side<'a>) -> Impact {
     let changed = changed_resources(base, head);
     let settings_changed = base.settings != head.settings;
-    let index = |side: &Side<'a>| -> HashMap<&'a ResourceId, &'a ResolvedIsvc, FxBuild> {
+    let index = |side: &Side<'a>| -> HashMap<&'a ObjectId, &'a ResolvedIsvc, FxBuild> {
         side.resolved.iter().map(|r| (&r.isvc, r)).collect()
     };
     let (base_index, head_index) = (index(base), index(head));
 
     // Who uses each changed resource: in the head, or in the base when removed.
-    let mut users: BTreeMap<&ResourceId, BTreeSet<&ResourceId>> = BTreeMap::new();
+    let mut users: BTreeMap<&ObjectId, BTreeSet<&ObjectId>> = BTreeMap::new();
     let removed = base
         .resolved
         .iter()
@@ -124,7 +124,7 @@ pub(crate) fn attribute<'a>(groups: &mut [Group], base: &Side<'a>, head: &Side<'
         }
     }
 
-    let mut reached: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+    let mut reached: BTreeMap<ObjectId, Vec<ObjectId>> = BTreeMap::new();
     let mut impact = Impact::default();
     let mut settings_reached = Vec::new();
     for group in groups.iter_mut() {

@@ -12,7 +12,7 @@ pub(crate) mod format;
 pub(crate) mod impact;
 pub(crate) mod normalise;
 
-use crate::catalog::ResourceId;
+use crate::k8s::id::ObjectId;
 use crate::model::Settings;
 use crate::rendered::{Body, Rendered};
 use crate::select::resolve::ResolvedIsvc;
@@ -31,7 +31,7 @@ pub(crate) struct Side<'a> {
     pub(crate) objects: &'a [Rendered],
     pub(crate) resolved: &'a [ResolvedIsvc],
     /// Each consumed OME resource (InferenceServices too) and the fingerprint of its tree.
-    pub(crate) inputs: &'a BTreeMap<ResourceId, u64>,
+    pub(crate) inputs: &'a BTreeMap<ObjectId, u64>,
     pub(crate) settings: &'a Settings,
 }
 
@@ -98,9 +98,9 @@ pub(crate) enum Cause {
     /// The InferenceService itself was edited.
     Edited,
     /// Its runtime choice changed.
-    Runtime { was: ResourceId, now: ResourceId },
+    Runtime { was: ObjectId, now: ObjectId },
     /// An OME resource it resolves to, on either side, changed.
-    Resource(ResourceId, Change),
+    Resource(ObjectId, Change),
     /// The controller settings changed.
     Settings,
 }
@@ -109,7 +109,7 @@ pub(crate) enum Cause {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Group {
     /// `None` for the pass-through objects.
-    pub(crate) isvc: Option<ResourceId>,
+    pub(crate) isvc: Option<ObjectId>,
     /// Whether the InferenceService was added, removed or is on both sides.
     pub(crate) change: Change,
     pub(crate) causes: Vec<Cause>,
@@ -198,13 +198,14 @@ fn key(o: &Rendered) -> Key<'_> {
 }
 
 /// The group an object belongs to: its InferenceService, or `None` when it passed through.
-fn group_of(o: &Rendered, namespace: &str) -> Option<ResourceId> {
+fn group_of(o: &Rendered, namespace: &str) -> Option<ObjectId> {
     o.source.as_ref().map(|s| {
-        ResourceId::new(
+        ObjectId::of_kind(
             "InferenceService",
             s.namespace.as_deref().unwrap_or(namespace),
             &s.name,
         )
+        .to_owned()
     })
 }
 
@@ -253,7 +254,7 @@ pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Re
             _ => std::cmp::Ordering::Equal,
         }
     });
-    let diffs: Vec<(Option<ResourceId>, ObjectDiff)> = pairs
+    let diffs: Vec<(Option<ObjectId>, ObjectDiff)> = pairs
         .par_iter()
         .filter_map(|pair| {
             let o = present(pair)?;
@@ -279,7 +280,7 @@ pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Re
         .collect();
 
     // InferenceServices first, by namespace and name; the pass-through group last.
-    let mut by_group: BTreeMap<(bool, Option<ResourceId>), Vec<ObjectDiff>> = BTreeMap::new();
+    let mut by_group: BTreeMap<(bool, Option<ObjectId>), Vec<ObjectDiff>> = BTreeMap::new();
     for (group, diff) in diffs {
         by_group
             .entry((group.is_none(), group))
@@ -336,7 +337,7 @@ mod tests {
 
     fn side<'a>(
         objects: &'a [Rendered],
-        inputs: &'a BTreeMap<ResourceId, u64>,
+        inputs: &'a BTreeMap<ObjectId, u64>,
         settings: &'a Settings,
     ) -> Side<'a> {
         Side {
@@ -359,7 +360,14 @@ mod tests {
         let cm = |ns: &str, value: &str| {
             object(
                 &format!(
-                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: {ns}\ndata:\n  k: {value}\n"
+                    r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  namespace: {ns}
+data:
+  k: {value}
+"
                 ),
                 None,
             )
@@ -397,7 +405,11 @@ mod tests {
         let hpa = |v: &str| {
             object(
                 &format!(
-                    "apiVersion: autoscaling/{v}\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n"
+                    r"apiVersion: autoscaling/{v}
+kind: HorizontalPodAutoscaler
+metadata:
+  name: h
+"
                 ),
                 Some("svc"),
             )

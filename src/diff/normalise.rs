@@ -526,7 +526,16 @@ mod tests {
     fn secret_values_become_hashes_of_the_decoded_bytes() {
         let mut secret = Rendered::new(
             tree(
-                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  token: aHVudGVyMg==\nstringData:\n  token: hunter2\n  empty: null\n",
+                r"apiVersion: v1
+kind: Secret
+metadata:
+  name: s
+data:
+  token: aHVudGVyMg==
+stringData:
+  token: hunter2
+  empty: null
+",
             ),
             None,
             crate::yaml::Pos::NONE,
@@ -551,7 +560,13 @@ mod tests {
         // Not a Secret: nothing is hidden.
         let mut map = Rendered::new(
             tree(
-                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  token: hunter2\n",
+                r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+data:
+  token: hunter2
+",
             ),
             None,
             crate::yaml::Pos::NONE,

@@ -5,7 +5,6 @@
 use super::{Format, file_name};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::api_versions::ApiVersions;
-use crate::k8s::id::ObjectId;
 use crate::model::settings::PodMonitorConfig;
 use crate::render::objects::pod_monitor;
 use crate::rendered::{Body, Rendered};
@@ -13,18 +12,6 @@ use crate::yaml::{Node, Pos, Value};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-
-/// What no two output objects may share: their identity, an object written without a
-/// namespace being in the effective one.
-fn identity<'o>(o: &'o Rendered, namespace: &'o str) -> ObjectId<'o> {
-    ObjectId::new(
-        &o.api_version,
-        &o.kind,
-        o.namespace.as_deref(),
-        &o.name,
-        namespace,
-    )
-}
 
 /// The cluster APIs rendered objects need (SEMANTICS.md#api-versions): with a list, an error
 /// for each rendered object whose API it lacks; without one, a note naming the APIs beyond
@@ -167,7 +154,7 @@ pub(crate) fn collisions(objects: &[Rendered], namespace: &str, diags: &mut Vec<
         .enumerate()
         .map(|(i, o)| {
             let mut h = std::hash::DefaultHasher::new();
-            identity(o, namespace).hash(&mut h);
+            o.id(namespace).hash(&mut h);
             (h.finish(), i)
         })
         .collect();
@@ -182,8 +169,7 @@ pub(crate) fn collisions(objects: &[Rendered], namespace: &str, diags: &mut Vec<
         // thousands of objects of one identity costs one comparison per object.
         let mut firsts: Vec<usize> = Vec::new();
         for &(_, i) in run {
-            let same =
-                |&&f: &&usize| identity(&objects[f], namespace) == identity(&objects[i], namespace);
+            let same = |&&f: &&usize| objects[f].id(namespace) == objects[i].id(namespace);
             match firsts.iter().find(same) {
                 Some(&first) => repeats.push((i, first)),
                 None => firsts.push(i),

@@ -65,7 +65,24 @@ mod tests {
 
     #[test]
     fn items_keep_their_values_literal_blocks_included() {
-        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  script: |\n    one\n\n      two\n  keep: |+\n    x\n\n\n  list:\n  - 1\n  - nested:\n    - b\n";
+        let text = r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+data:
+  script: |
+    one
+
+      two
+  keep: |+
+    x
+
+
+  list:
+  - 1
+  - nested:
+    - b
+";
         let doc = parse_stream(text, 0).unwrap().remove(0).root;
         let mut o = Rendered::new(doc.clone(), None, Pos::NONE);
         crate::emit::serialise(&mut o, Format::ResourceListItem);
@@ -103,7 +120,10 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
+            r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: []
+"
         );
     }
 }

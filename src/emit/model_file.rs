@@ -296,7 +296,14 @@ metadata: {name: other}
 
     #[test]
     fn a_null_field_is_left_alone() {
-        let text = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: x\nspec:\n  maxTokens:\n  storage: {storageUri: hf://a/b}\n";
+        let text = r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: x
+spec:
+  maxTokens:
+  storage: {storageUri: hf://a/b}
+";
         let merged = merge(text, 0, &model(text), &llama_metadata()).unwrap();
         assert_eq!(merged.null, vec!["maxTokens"]);
         assert!(!merged.added.contains(&"maxTokens"));
@@ -312,23 +319,48 @@ metadata: {name: other}
         let m = llama_metadata();
         for (text, why) in [
             (
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: x}\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: x}
+",
                 "has no `spec:`",
             ),
             (
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: x}\nspec: {storage: {storageUri: hf://a/b}}\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: x}
+spec: {storage: {storageUri: hf://a/b}}
+",
                 "not in block style",
             ),
             (
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: x}\nspec: {\n  storage: {storageUri: hf://a/b}}\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: x}
+spec: {
+  storage: {storageUri: hf://a/b}}
+",
                 "could not be inserted",
             ),
             (
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: x}\nspec:\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: x}
+spec:
+",
                 "no mapping with fields",
             ),
             (
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: x\n  labels: &s\n    a: b\nspec: &t\n  storage: {storageUri: hf://a/b}\nx: *t\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: x
+  labels: &s
+    a: b
+spec: &t
+  storage: {storageUri: hf://a/b}
+x: *t
+",
                 "could not be inserted",
             ),
         ] {

@@ -163,7 +163,9 @@ mod tests {
         assert_eq!(stale.files, 3, "{}", stale.diff);
         for line in [
             "--- a/out/v1_configmap_a.yaml\n+++ b/out/v1_configmap_a.yaml\n",
-            "-stale\n+apiVersion: v1\n",
+            r"-stale
++apiVersion: v1
+",
             "--- /dev/null\n+++ b/out/v1_configmap_b.yaml\n",
             "--- a/out/v1_configmap_old.yaml\n+++ /dev/null\n",
         ] {

@@ -515,7 +515,30 @@ pub(crate) fn place_in_files(
 mod tests {
     use super::*;
 
-    const LIST: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n  data:\n    script: |\n      - not an item\n# a comment\n- apiVersion: v1\n  kind: List\n  items: []\n-   apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: b, namespace: x}\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n";
+    const LIST: &str = r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: cm.yaml
+  data:
+    script: |
+      - not an item
+# a comment
+- apiVersion: v1
+  kind: List
+  items: []
+-   apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: b, namespace: x}
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: c}
+";
 
     #[test]
     fn block_items_are_parsed_one_by_one_each_its_own_source() {
@@ -573,7 +596,15 @@ mod tests {
             .collect();
         assert_eq!(names, [("a", 0), ("b", 0)]);
         // An alias across items cannot be parsed item by item: the whole is.
-        let alias = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- &cm\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- *cm\n";
+        let alias = r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- &cm
+  apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: a}
+- *cm
+";
         let list = resource_list(alias.to_string(), &Limits::default());
         assert_eq!(list.sources, 1);
         assert_eq!(list.loaded.diags.len(), 0, "{:?}", list.loaded.diags);
@@ -582,8 +613,23 @@ mod tests {
     #[test]
     fn the_layout_is_found_where_kustomize_and_kpt_write_it() {
         assert_eq!(layout("items: []\n"), None);
-        assert_eq!(layout("kind: ResourceList\nitems:\n  a: 1\n"), None);
-        let text = "kind: ResourceList\nitems:\n  - a: 1\n    b:\n    - 2\n  - c: 3\nresults: []\n";
+        assert_eq!(
+            layout(
+                r"kind: ResourceList
+items:
+  a: 1
+"
+            ),
+            None
+        );
+        let text = r"kind: ResourceList
+items:
+  - a: 1
+    b:
+    - 2
+  - c: 3
+results: []
+";
         let l = layout(text).unwrap();
         let parts: Vec<&str> = l.items.iter().map(|&(s, e)| &text[s..e]).collect();
         assert_eq!(parts, ["  - a: 1\n    b:\n    - 2\n", "  - c: 3\n"]);
@@ -594,10 +640,26 @@ mod tests {
     fn what_is_no_resource_list_is_an_error() {
         for text in [
             "",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n",
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n---\na: 1\n",
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: ome.io/v1beta1\n  kind: InferenceService\n  metadata: {}\n",
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+",
+            r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: {}
+",
+            r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+---
+a: 1
+",
+            r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: ome.io/v1beta1
+  kind: InferenceService
+  metadata: {}
+",
             "items: [",
         ] {
             let list = resource_list(text.to_string(), &Limits::default());

@@ -4,6 +4,7 @@
 use super::discover::Input;
 use super::limits::raise_help;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::k8s::id::ObjectId;
 use crate::yaml::parse::{AliasBudget, ParseLimits, SyntaxError, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
 
@@ -22,6 +23,17 @@ pub(crate) struct Object {
 }
 
 impl Object {
+    /// Its identity, in `effective_namespace` when written without a namespace.
+    pub(crate) fn id<'o>(&'o self, effective_namespace: &'o str) -> ObjectId<&'o str> {
+        ObjectId::new(
+            &self.api_version,
+            &self.kind,
+            self.namespace.as_deref(),
+            &self.name,
+            effective_namespace,
+        )
+    }
+
     /// The API group: `apps` for `apps/v1`, empty for `v1`.
     pub(crate) fn group(&self) -> &str {
         self.api_version

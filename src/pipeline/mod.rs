@@ -2,11 +2,12 @@
 //! catalog → (per InferenceService, in parallel) resolve → render → serialise → output
 //! checks → filter and order. Shared by `render`, `check` and `explain`.
 
-use crate::catalog::{self, Catalog, ResourceId};
+use crate::catalog::{self, Catalog};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::diff::normalise::{Normalise, fingerprint};
 use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
+use crate::k8s::id::ObjectId;
 use crate::load::{self, LoadError, LoadOptions};
 use crate::model::Settings;
 use crate::render;
@@ -70,7 +71,7 @@ pub(crate) struct Rendering {
     /// With `Options::trace`: what each InferenceService resolved to, in catalog order.
     pub(crate) resolved: Vec<ResolvedIsvc>,
     /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
-    pub(crate) inputs: BTreeMap<ResourceId, u64>,
+    pub(crate) inputs: BTreeMap<ObjectId, u64>,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -231,7 +232,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             .chain(revisions)
             .collect::<Vec<_>>()
             .par_iter()
-            .map(|o| (ResourceId::of(o, &options.namespace), fingerprint(&o.root)))
+            .map(|o| (o.id(&options.namespace).to_owned(), fingerprint(&o.root)))
             .collect()
     } else {
         BTreeMap::new()

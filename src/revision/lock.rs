@@ -229,7 +229,15 @@ mod tests {
         (lock, diags.into_iter().map(|d| d.message).collect())
     }
 
-    const ONE: &str = "lockVersion: 1\npins:\n- inferenceService: ns/a\n  runtime: rt\n  kind: ServingRuntime\n  revision: r-ns-rt-01234567\n  sha256: abc123\n  syncToken: t1\n";
+    const ONE: &str = r"lockVersion: 1
+pins:
+- inferenceService: ns/a
+  runtime: rt
+  kind: ServingRuntime
+  revision: r-ns-rt-01234567
+  sha256: abc123
+  syncToken: t1
+";
 
     #[test]
     fn reads_and_writes_the_same_lock() {

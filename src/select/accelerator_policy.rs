@@ -734,7 +734,11 @@ mod tests {
 
     fn class(name: &str, spec: &str) -> AcceleratorClass {
         let yaml = format!(
-            "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {{name: {name}}}\nspec: {{{spec}}}\n"
+            r"apiVersion: ome.io/v1beta1
+kind: AcceleratorClass
+metadata: {{name: {name}}}
+spec: {{{spec}}}
+"
         );
         let root = parse_stream(&yaml, 0).expect("yaml").remove(0).root;
         let object = Object {

@@ -485,7 +485,15 @@ mod tests {
     /// Values the `sglang-pd` preset fills in say so; the runtime's own values name it.
     #[test]
     fn preset_values_are_annotated_as_the_preset() {
-        let yaml = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: pd\n  annotations: {ome.io/engine: sglang-pd}\nspec:\n  engineConfig:\n    runner: {image: mine:1}\n";
+        let yaml = r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: pd
+  annotations: {ome.io/engine: sglang-pd}
+spec:
+  engineConfig:
+    runner: {image: mine:1}
+";
         let loaded = crate::load::from_texts(&[("pd.yaml", yaml)], &crate::load::Limits::default());
         let sources = loaded.sources;
         let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);

@@ -10,10 +10,11 @@ use super::named::{
 use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
-use crate::catalog::{Catalog, ResourceId};
+use crate::catalog::Catalog;
 use crate::diagnostics::suggest::did_you_mean;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::inherit::{Inherited, RuntimeKey};
+use crate::inherit::{Inherited, runtime_id};
+use crate::k8s::id::ObjectId;
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::{
     AcceleratorClass, BaseModel, InferenceService, Role, Runtime, RuntimeSpec, Scope,
@@ -61,7 +62,7 @@ pub(crate) struct Chosen<'a> {
     /// The ServingRuntime's namespace (`None`: the InferenceService's, or cluster scope).
     pub(crate) namespace: Option<&'a str>,
     pub(crate) auto_selected: bool,
-    pub(crate) parents: &'a [RuntimeKey],
+    pub(crate) parents: &'a [ObjectId],
     pub(crate) revision: Option<&'a Revision>,
 }
 
@@ -69,23 +70,16 @@ pub(crate) struct Chosen<'a> {
 /// changed its objects (SEMANTICS.md#diff-impact). Built only when asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ResolvedIsvc {
-    pub(crate) isvc: ResourceId,
-    pub(crate) runtime: ResourceId,
+    pub(crate) isvc: ObjectId,
+    pub(crate) runtime: ObjectId,
     pub(crate) auto_selected: bool,
     /// The runtimes the chosen one inherits from, root first.
-    pub(crate) parents: Vec<ResourceId>,
+    pub(crate) parents: Vec<ObjectId>,
     /// The runtime revision (a ControllerRevision) a pinned InferenceService renders from.
-    pub(crate) revision: Option<ResourceId>,
-    pub(crate) model: Option<ResourceId>,
+    pub(crate) revision: Option<ObjectId>,
+    pub(crate) model: Option<ObjectId>,
     /// The AcceleratorClass of each component that has one.
-    pub(crate) classes: Vec<(Role, ResourceId)>,
-}
-
-fn runtime_id(scope: Scope, namespace: &str, name: &str) -> ResourceId {
-    match scope {
-        Scope::Cluster => ResourceId::new("ClusterServingRuntime", "", name),
-        Scope::Namespaced => ResourceId::new("ServingRuntime", namespace, name),
-    }
+    pub(crate) classes: Vec<(Role, ObjectId)>,
 }
 
 impl Resolution<'_> {
@@ -95,11 +89,15 @@ impl Resolution<'_> {
             .into_iter()
             .filter_map(|role| {
                 let class = self.accelerator(role).ok()?.class?;
-                Some((role, ResourceId::new("AcceleratorClass", "", &class.name)))
+                Some((
+                    role,
+                    ObjectId::of_kind("AcceleratorClass", "", &class.name).to_owned(),
+                ))
             })
             .collect();
         ResolvedIsvc {
-            isvc: ResourceId::new("InferenceService", &isvc.lookup_namespace, &isvc.name),
+            isvc: ObjectId::of_kind("InferenceService", &isvc.lookup_namespace, &isvc.name)
+                .to_owned(),
             runtime: runtime_id(
                 self.chosen.scope,
                 self.chosen.namespace.unwrap_or(&isvc.lookup_namespace),
@@ -108,20 +106,16 @@ impl Resolution<'_> {
             revision: self
                 .chosen
                 .revision
-                .map(|r| ResourceId::new("ControllerRevision", &r.namespace, &r.name)),
+                .map(|r| ObjectId::of_kind("ControllerRevision", &r.namespace, &r.name).to_owned()),
             auto_selected: self.chosen.auto_selected,
-            parents: self
-                .chosen
-                .parents
-                .iter()
-                .map(|(scope, ns, name)| runtime_id(*scope, ns, name))
-                .collect(),
+            parents: self.chosen.parents.to_vec(),
             model: self.model.map(|m| {
-                ResourceId::new(
+                ObjectId::of_kind(
                     &m.object.kind,
                     m.namespace.as_deref().unwrap_or(""),
                     &m.name,
                 )
+                .to_owned()
             }),
             classes,
         }

@@ -758,7 +758,13 @@ mod tests {
             format!("\n  annotations: {{ome.io/inherit-from: {p}}}")
         });
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}{ann}\nspec: {{}}\n---\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {name}{ann}
+spec: {{}}
+---
+"
         )
     }
 
@@ -767,13 +773,27 @@ mod tests {
             format!("\n  annotations: {{ome.io/inherit-from: {p}}}")
         });
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: {name}\n  namespace: {ns}{ann}\nspec: {{}}\n---\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ServingRuntime
+metadata:
+  name: {name}
+  namespace: {ns}{ann}
+spec: {{}}
+---
+"
         )
     }
 
     fn isvc(ns: &str, name: &str, runtime: &str) -> String {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  runtime: {{{runtime}}}\n  engine: {{}}\n---\n"
+            r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  runtime: {{{runtime}}}
+  engine: {{}}
+---
+"
         )
     }
 
@@ -788,7 +808,12 @@ mod tests {
             isvc("team-a", "llama-chat", "name: vllm-llama"),
             isvc("team-b", "llama-batch", "name: vllm-llama"),
             isvc("team-a", "llama-dev", "name: team-llama"),
-            "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: llama-auto, namespace: team-b}\nspec: {model: {name: absent}, engine: {}}\n".to_string(),
+            r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: llama-auto, namespace: team-b}
+spec: {model: {name: absent}, engine: {}}
+"
+            .to_string(),
         ]
         .concat();
         assert_eq!(

@@ -567,7 +567,18 @@ mod tests {
         });
         assert_eq!(
             yaml(&node),
-            "apiVersion: v1\nmetadata:\n  name: x\n  labels: {}\nlist:\n- name: a\n  value: \"1\"\n- --port=8080\n- - 1\n  - 2\nempty: []\n"
+            r#"apiVersion: v1
+metadata:
+  name: x
+  labels: {}
+list:
+- name: a
+  value: "1"
+- --port=8080
+- - 1
+  - 2
+empty: []
+"#
         );
     }
 

@@ -600,7 +600,14 @@ mod tests {
         let cases = [
             "a: 1\n",
             "a: 1",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {}\ndata:\n  k: \"v\"\n",
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: x
+  labels: {}
+data:
+  k: "v"
+"#,
             "- a\n- b\n",
             "a:\n- x\n- y\nb: 2\n",
             "a:\n  - x\n  -   y # c\n",

@@ -731,7 +731,20 @@ mod tests {
         let mut text = String::from("first: doc\n");
         for i in 0..docs {
             text.push_str(&format!(
-                "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\ndata:\n  script: |\n    ---x\n    --- indented\n  q: \"a\\n--- b\"\n  anchor: &a {{k: v}}\n  copy: *a\n---\n# an empty document\n"
+                r#"---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: c{i}}}
+data:
+  script: |
+    ---x
+    --- indented
+  q: "a\n--- b"
+  anchor: &a {{k: v}}
+  copy: *a
+---
+# an empty document
+"#
             ));
             if i % 97 == 0 {
                 text.push_str("--- {flow: doc}\n...\n");

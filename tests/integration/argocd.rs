@@ -47,7 +47,15 @@ fn python(script: &str, stdin: &str) -> String {
 
 fn plugin() -> Plugin {
     let text = fs::read_to_string(repo_root().join("deploy/argocd/plugin.yaml")).unwrap();
-    let script = "import sys, yaml\np = yaml.safe_load(sys.stdin)\nassert p['apiVersion'] == 'argoproj.io/v1alpha1' and p['kind'] == 'ConfigManagementPlugin'\ng = p['spec']['generate']\nprint('\\t'.join(g['command'] + g.get('args', [])))\nprint(p['spec']['discover']['fileName'])\nprint('\\t'.join(p['spec']['parameters']['dynamic']['command']))\nassert 'static' not in p['spec']['parameters']\n";
+    let script = r"import sys, yaml
+p = yaml.safe_load(sys.stdin)
+assert p['apiVersion'] == 'argoproj.io/v1alpha1' and p['kind'] == 'ConfigManagementPlugin'
+g = p['spec']['generate']
+print('\t'.join(g['command'] + g.get('args', [])))
+print(p['spec']['discover']['fileName'])
+print('\t'.join(p['spec']['parameters']['dynamic']['command']))
+assert 'static' not in p['spec']['parameters']
+";
     let out = python(script, &text);
     let mut lines = out.lines();
     let mut next = || lines.next().expect("a line").to_string();
@@ -110,7 +118,13 @@ fn app(name: &str, broken: bool) -> App {
     )
     .unwrap();
     if broken {
-        fs::write(dir.join("broken.yaml"), "apiVersion: v1\nkind: [\n").unwrap();
+        fs::write(
+            dir.join("broken.yaml"),
+            r"apiVersion: v1
+kind: [
+",
+        )
+        .unwrap();
     }
     for entry in fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -241,7 +255,11 @@ fn generate_writes_a_pure_yaml_stream_of_valid_objects() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     // Every document is an object: what Argo CD's manifest splitting requires.
     let kinds = python(
-        "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    assert isinstance(d, dict) and d.get('apiVersion') and d.get('kind'), d\n    print(d['kind'], d['metadata'].get('namespace', '-'))\n",
+        r"import sys, yaml
+for d in yaml.safe_load_all(sys.stdin):
+    assert isinstance(d, dict) and d.get('apiVersion') and d.get('kind'), d
+    print(d['kind'], d['metadata'].get('namespace', '-'))
+",
         &out.stdout,
     );
     // PARAM_KINDS_* selected the kinds; the destination namespace found the namespaced
@@ -317,7 +335,27 @@ fn build_with_component(name: &str, images: &str) -> String {
     // A minimal argocd-repo-server with the two volumes the sidecar shares.
     fs::write(
         dir.join("repo-server.yaml"),
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-repo-server\n  namespace: argocd\nspec:\n  selector:\n    matchLabels: {app.kubernetes.io/name: argocd-repo-server}\n  template:\n    metadata:\n      labels: {app.kubernetes.io/name: argocd-repo-server}\n    spec:\n      containers:\n      - name: argocd-repo-server\n        image: quay.io/argoproj/argocd:v3.1.0\n      volumes:\n      - name: var-files\n        emptyDir: {}\n      - name: plugins\n        emptyDir: {}\n",
+        r"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: argocd-repo-server
+  namespace: argocd
+spec:
+  selector:
+    matchLabels: {app.kubernetes.io/name: argocd-repo-server}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: argocd-repo-server}
+    spec:
+      containers:
+      - name: argocd-repo-server
+        image: quay.io/argoproj/argocd:v3.1.0
+      volumes:
+      - name: var-files
+        emptyDir: {}
+      - name: plugins
+        emptyDir: {}
+",
     )
     .unwrap();
     // kustomize takes a component by a relative path: scratch is target/test-scratch/NAME.

@@ -64,8 +64,13 @@ fn generate(what: &str, dir: &Path) {
         }
         "documents" => write("many.yaml", "---\n{}\n".repeat(200_001)),
         "keys" => {
-            let mut text =
-                String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: wide}\ndata:\n");
+            let mut text = String::from(
+                r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: wide}
+data:
+",
+            );
             for i in 0..100_001 {
                 text.push_str(&format!("  k{i}: v\n"));
             }
@@ -89,7 +94,11 @@ fn generate(what: &str, dir: &Path) {
         // 120 nested anchors around 9,000 scalars, and no alias.
         "nested-anchors" => {
             let mut text = String::from(
-                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: anchors}\ndata:\n  a: ",
+                r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: anchors}
+data:
+  a: ",
             );
             for i in 0..120 {
                 text.push_str(&format!("&a{i} [x, "));
@@ -102,7 +111,12 @@ fn generate(what: &str, dir: &Path) {
         // More errors than the `diagnostics` limit prints.
         "diagnostics" => write(
             "nameless.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\n".repeat(1005),
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {}
+---
+"
+            .repeat(1005),
         ),
         other => panic!("no generator `{other}`"),
     }

@@ -13,12 +13,26 @@ fn generated_repo(dir: &Path, n: usize) {
     let mut runtimes = String::new();
     for r in 0..5 {
         runtimes.push_str(&format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt-{r}\nspec:\n  \
-             supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n      \
-             modelFramework: {{name: transformers, version: \"4.4{r}.0\"}}\n      modelArchitecture: Arch{r}\n      \
-             autoSelect: true\n      priority: {p}\n  engineConfig:\n    runner:\n      name: ome-container\n      \
-             image: img:{r}\n      args: [\"--served-model-name={{{{.Name}}}}\", --tp-size=1]\n      ports: [{{containerPort: 8080, name: http}}]\n      \
-             resources: {{limits: {{nvidia.com/gpu: \"{g}\"}}}}\n---\n",
+            r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt-{r}
+spec:
+  supportedModelFormats:
+    - modelFormat: {{name: safetensors, version: "1.0.0"}}
+      modelFramework: {{name: transformers, version: "4.4{r}.0"}}
+      modelArchitecture: Arch{r}
+      autoSelect: true
+      priority: {p}
+  engineConfig:
+    runner:
+      name: ome-container
+      image: img:{r}
+      args: ["--served-model-name={{{{.Name}}}}", --tp-size=1]
+      ports: [{{containerPort: 8080, name: http}}]
+      resources: {{limits: {{nvidia.com/gpu: "{g}"}}}}
+---
+"#,
             p = r % 2 + 1,
             g = r + 1,
         ));
@@ -28,9 +42,18 @@ fn generated_repo(dir: &Path, n: usize) {
         fs::write(
             dir.join(format!("model-{m}.yaml")),
             format!(
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: model-{m}\nspec:\n  vendor: v{m}\n  \
-                 modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n  modelFramework: {{name: transformers, version: \"4.4{m}.0\"}}\n  \
-                 modelArchitecture: Arch{m}\n  modelParameterSize: {m}B\n  storage: {{storageUri: \"hf://v/m{m}\", path: /models/m{m}}}\n"
+                r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: model-{m}
+spec:
+  vendor: v{m}
+  modelFormat: {{name: safetensors, version: "1.0.0"}}
+  modelFramework: {{name: transformers, version: "4.4{m}.0"}}
+  modelArchitecture: Arch{m}
+  modelParameterSize: {m}B
+  storage: {{storageUri: "hf://v/m{m}", path: /models/m{m}}}
+"#
             ),
         )
         .unwrap();
@@ -45,8 +68,17 @@ fn generated_repo(dir: &Path, n: usize) {
         fs::write(
             dir.join(format!("isvc-{i:04}.yaml")),
             format!(
-                "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns-{}\nspec:\n  \
-                 model:\n    name: model-{m}\n{runtime}  engine:\n    maxReplicas: {}\n",
+                r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: svc-{i}
+  namespace: ns-{}
+spec:
+  model:
+    name: model-{m}
+{runtime}  engine:
+    maxReplicas: {}
+",
                 i % 7,
                 i % 4 + 1
             ),
@@ -118,7 +150,12 @@ fn yaml_syntax_errors_name_file_line_and_column() {
     let dir = scratch("yaml-error");
     fs::write(
         dir.join("bad.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: [a, b\n",
+        r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: x
+data: [a, b
+",
     )
     .unwrap();
     let out = run(&[dir.to_str().unwrap()]);
@@ -233,7 +270,16 @@ fn output_is_identical_whatever_the_thread_count_and_file_order() {
     let two = run_with(&[path], &[("RAYON_NUM_THREADS", "2")], None);
     let four = run_with(&[path], &[("RAYON_NUM_THREADS", "4")], None);
     assert_eq!(one.code, 0, "{}", one.stderr);
-    assert_eq!(one.stdout.matches("\nkind: Deployment\n").count(), 200);
+    assert_eq!(
+        one.stdout
+            .matches(
+                r"
+kind: Deployment
+"
+            )
+            .count(),
+        200
+    );
     assert!(one.stdout == two.stdout && two.stdout == four.stdout);
     assert!(one.stderr == two.stderr && two.stderr == four.stderr);
 
@@ -341,25 +387,43 @@ fn an_output_directory_cannot_be_escaped() {
     let cases = [
         (
             "namespace",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: ../../escaped\n",
+            r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: x
+  namespace: ../../escaped
+",
             "ConfigMap/../../escaped/x",
             ":5:",
         ),
         (
             "name",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../../escaped\n  namespace: team\n",
+            r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ../../escaped
+  namespace: team
+",
             "ConfigMap/team/../../escaped",
             ":4:",
         ),
         (
             "rbac-name",
-            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ..\n",
+            r"apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ..
+",
             "ClusterRole/..",
             ":4:",
         ),
         (
             "slash",
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a/b\n",
+            r"apiVersion: v1
+kind: Secret
+metadata:
+  name: a/b
+",
             "Secret/a/b",
             ":4:",
         ),
@@ -368,7 +432,12 @@ fn an_output_directory_cannot_be_escaped() {
         (
             "long",
             &format!(
-                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {long}\n  namespace: team\n"
+                r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {long}
+  namespace: team
+"
             ),
             &format!("ConfigMap/team/{long}"),
             ":4:",
@@ -376,7 +445,14 @@ fn an_output_directory_cannot_be_escaped() {
         (
             "case",
             // RBAC names may hold capitals: two files that differ only in case.
-            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: Reader}\n",
+            r"apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: Reader}
+",
             "ClusterRole/reader and ClusterRole/Reader",
             ":7:",
         ),
@@ -520,13 +596,22 @@ fn include_and_exclude_select_walked_files() {
     let out = run(&["--exclude", "isvc.yaml", EXAMPLE]);
     assert_eq!(out.code, 0);
     assert_eq!(
-        out.stdout, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llama-demo\n",
+        out.stdout,
+        r"apiVersion: v1
+kind: Namespace
+metadata:
+  name: llama-demo
+",
         "only the Namespace is left"
     );
     let out = run(&["--include", "namespace.yaml", EXAMPLE]);
     assert_eq!(
         out.stdout,
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: llama-demo\n"
+        r"apiVersion: v1
+kind: Namespace
+metadata:
+  name: llama-demo
+"
     );
 }
 
@@ -893,8 +978,11 @@ fn a_surrogate_pair_escape_reads_as_its_character_and_a_lone_one_is_refused() {
 #[test]
 fn the_walk_order_is_by_name_and_depth_first() {
     let dir = scratch("walk-order");
-    let object =
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: twice, namespace: demo}\ndata: {a: b}\n";
+    let object = r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: twice, namespace: demo}
+data: {a: b}
+";
     let deep = dir.join("a/1/2/3/4");
     fs::create_dir_all(&deep).unwrap();
     fs::write(deep.join("dup.yaml"), object).unwrap();

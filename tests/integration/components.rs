@@ -176,7 +176,10 @@ fn one_service_is_a_list_with_keys_sorted_and_defaults_filled() {
     let out = run_in(&dir, &["components", "."], &[], None);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let want = format!(
-        "apiVersion: cli.ome.io/v1alpha1\nitems:\n{}kind: RenderedInferenceServiceList\n",
+        r"apiVersion: cli.ome.io/v1alpha1
+items:
+{}kind: RenderedInferenceServiceList
+",
         listed(&item(
             "summarise",
             "lab",
@@ -220,7 +223,10 @@ fn every_service_sorted_by_namespace_then_name_each_as_rendered_by_name() {
         "",
     );
     let want = format!(
-        "apiVersion: cli.ome.io/v1alpha1\nitems:\n{}{}kind: RenderedInferenceServiceList\n",
+        r"apiVersion: cli.ome.io/v1alpha1
+items:
+{}{}kind: RenderedInferenceServiceList
+",
         listed(&edge),
         listed(&lab)
     );
@@ -341,7 +347,12 @@ fn failures_print_nothing_and_exit_1_with_omes_texts() {
             ("runtimes.yaml", RUNTIMES),
             (
                 "copy.yaml",
-                "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: sgl-base\n  namespace: lab\n",
+                r"apiVersion: ome.io/v1beta1
+kind: ServingRuntime
+metadata:
+  name: sgl-base
+  namespace: lab
+",
             ),
             (
                 "typo.yaml",
@@ -535,7 +546,10 @@ fn deploy_config_with_f_files_reads_only_them_and_names_the_config_map_file() {
     assert_eq!(
         out.stdout,
         format!(
-            "apiVersion: cli.ome.io/v1alpha1\nitems:\n{}kind: RenderedInferenceServiceList\n",
+            r"apiVersion: cli.ome.io/v1alpha1
+items:
+{}kind: RenderedInferenceServiceList
+",
             listed(&doc)
         )
     );

@@ -241,7 +241,11 @@ fn file_names_depend_only_on_their_object() {
     // A second namespace renames nothing.
     fs::write(
         repo.join("other.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra, namespace: elsewhere}\ndata: {a: b}\n",
+        r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: extra, namespace: elsewhere}
+data: {a: b}
+",
     )
     .unwrap();
     let second = dir.join("second");

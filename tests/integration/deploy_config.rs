@@ -77,7 +77,15 @@ fn keys_left_out_of_the_config_map_are_what_omes_code_holds() {
 
 fn config_map(deploy: &str) -> String {
     format!(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inferenceservice-config\n  namespace: ome\ndata:\n  deploy: |\n    {deploy}\n"
+        r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: inferenceservice-config
+  namespace: ome
+data:
+  deploy: |
+    {deploy}
+"
     )
 }
 
@@ -89,12 +97,16 @@ fn config_maps_ome_refuses_fail_with_omes_messages() {
     let cases: &[(&str, String, &str)] = &[
         (
             "min-zero",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMinReplicas": 0}}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMinReplicas": 0}}"#,
+            ),
             "invalid deploy config, replicas.defaultMinReplicas must be > 0, got 0",
         ),
         (
             "max-negative",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMaxReplicas": {"router": -1}}}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMaxReplicas": {"router": -1}}}"#,
+            ),
             "invalid deploy config, replicas.defaultMaxReplicas.router must be > 0, got -1",
         ),
         (
@@ -109,7 +121,9 @@ fn config_maps_ome_refuses_fail_with_omes_messages() {
         ),
         (
             "grace-zero",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "terminationGracePeriodSeconds": 0}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "terminationGracePeriodSeconds": 0}"#,
+            ),
             "invalid deploy config, terminationGracePeriodSeconds must be > 0, got 0",
         ),
         (
@@ -119,17 +133,23 @@ fn config_maps_ome_refuses_fail_with_omes_messages() {
         ),
         (
             "strategy-type",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "updateStrategy": {"engine": {"type": "Rolling"}}}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "updateStrategy": {"engine": {"type": "Rolling"}}}"#,
+            ),
             r#"invalid deploy config, updateStrategy.engine.type "Rolling" is not a supported update strategy"#,
         ),
         (
             "strategy-zero",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "updateStrategy": {"router": {"maxSurge": "0%"}}}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "updateStrategy": {"router": {"maxSurge": "0%"}}}"#,
+            ),
             "invalid deploy config, updateStrategy.router.maxSurge must be > 0",
         ),
         (
             "quoted-number",
-            config_map(r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMinReplicas": "2"}}"#),
+            config_map(
+                r#"{"defaultDeploymentMode": "RawDeployment", "replicas": {"defaultMinReplicas": "2"}}"#,
+            ),
             "unable to parse deploy config json",
         ),
         (
@@ -139,32 +159,63 @@ fn config_maps_ome_refuses_fail_with_omes_messages() {
         ),
         (
             "budget-both",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  podDisruptionBudget: '{\"rawDeployment\": {\"minAvailable\": 1, \"maxUnavailable\": 1}}'\n".to_string(),
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  podDisruptionBudget: '{"rawDeployment": {"minAvailable": 1, "maxUnavailable": 1}}'
+"#
+            .to_string(),
             "exactly one of podDisruptionBudget.rawDeployment.minAvailable or podDisruptionBudget.rawDeployment.maxUnavailable must be set",
         ),
         (
             "budget-unknown",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  podDisruptionBudget: '{\"rawDeployment\": {\"maxUnavailabel\": 1}}'\n".to_string(),
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  podDisruptionBudget: '{"rawDeployment": {"maxUnavailabel": 1}}'
+"#
+            .to_string(),
             "unable to parse \"podDisruptionBudget\" config json: json: unknown field \"maxUnavailabel\"",
         ),
         (
             "provider-address",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  metricProviders: '{\"prom\": {}}'\n".to_string(),
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  metricProviders: '{"prom": {}}'
+"#
+            .to_string(),
             "metric provider \"prom\" has no serverAddress",
         ),
         (
             "wrong-name",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ome-config}\ndata: {}\n".to_string(),
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: ome-config}
+data: {}
+"
+            .to_string(),
             "deploy defaults: ConfigMap is named \"ome-config\", want \"inferenceservice-config\"",
         ),
         (
             "wrong-kind",
-            "apiVersion: v1\nkind: Secret\nmetadata: {name: inferenceservice-config}\n".to_string(),
+            r"apiVersion: v1
+kind: Secret
+metadata: {name: inferenceservice-config}
+"
+            .to_string(),
             "deploy defaults: manifest is v1 Secret, want v1 ConfigMap",
         ),
         (
             "two-objects",
-            format!("{}---\n{}", config_map(r#"{"defaultDeploymentMode": "RawDeployment"}"#), config_map(r#"{"defaultDeploymentMode": "RawDeployment"}"#)),
+            format!(
+                "{}---\n{}",
+                config_map(r#"{"defaultDeploymentMode": "RawDeployment"}"#),
+                config_map(r#"{"defaultDeploymentMode": "RawDeployment"}"#)
+            ),
             "deploy defaults: manifest must hold exactly one object",
         ),
         (

@@ -174,7 +174,21 @@ fn ignored_fields_and_secrets() {
         fs::create_dir_all(d).unwrap();
         fs::write(
             d.join("objects.yaml"),
-            format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: team}}\ndata: {{token: {token}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team\n  annotations: {{example.com/build: \"{build}\"}}\ndata: {{k: v}}\n"),
+            format!(
+                r#"apiVersion: v1
+kind: Secret
+metadata: {{name: s, namespace: team}}
+data: {{token: {token}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  namespace: team
+  annotations: {{example.com/build: "{build}"}}
+data: {{k: v}}
+"#
+            ),
         )
         .unwrap();
     }
@@ -247,7 +261,10 @@ fn base_ref_renders_the_revision_and_leaves_the_working_tree_alone() {
     fs::create_dir_all(repo.join("extra")).unwrap();
     fs::write(
         repo.join("extra/ns.yaml"),
-        "apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n",
+        r"apiVersion: v1
+kind: Namespace
+metadata: {name: extra}
+",
     )
     .unwrap();
     let out = run_in_repo(

@@ -227,7 +227,12 @@ fn the_flux_and_argo_cd_examples_are_objects() {
     needs!(Python);
     // kubernetes-validate has no schemas for Flux's and Argo CD's kinds: check what a reader
     // of the examples relies on, that every document is an object of the expected kind.
-    let script = "import sys, yaml\nfor path in sys.argv[1:]:\n    for d in yaml.safe_load_all(open(path)):\n        assert d['apiVersion'] and d['metadata']['name'], (path, d)\n        print(d['kind'])\n";
+    let script = r"import sys, yaml
+for path in sys.argv[1:]:
+    for d in yaml.safe_load_all(open(path)):
+        assert d['apiVersion'] and d['metadata']['name'], (path, d)
+        print(d['kind'])
+";
     let out = std::process::Command::new(crate::support::python_tools().join("python"))
         .args(["-c", script])
         .args([

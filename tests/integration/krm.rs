@@ -229,8 +229,12 @@ fn an_error_fails_kustomize_with_the_message_and_no_output() {
 fn the_function_answers_an_error_with_results_only_and_exit_1() {
     let dir = broken_transformer();
     // What kpt would send: the files as items, with their path and index.
-    let mut items =
-        String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let mut items = String::from(
+        r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+",
+    );
     for file in ["namespace.yaml", "model.yaml", "runtime.yaml", "isvc.yaml"] {
         let text = fs::read_to_string(dir.join(file)).unwrap();
         let body: String = text
@@ -251,7 +255,11 @@ fn the_function_answers_an_error_with_results_only_and_exit_1() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stdout.starts_with(
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n"
+            r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: []
+results:
+"
         ),
         "{}",
         out.stdout
@@ -264,8 +272,11 @@ fn the_function_answers_an_error_with_results_only_and_exit_1() {
         out.stdout
     );
     assert!(
-        out.stdout
-            .contains("    kind: InferenceService\n    name: llama-3-2-3b-instruct\n"),
+        out.stdout.contains(
+            r"    kind: InferenceService
+    name: llama-3-2-3b-instruct
+"
+        ),
         "{}",
         out.stdout
     );
@@ -447,7 +458,32 @@ fn kpt_shows_an_error_as_a_result_naming_the_object() {
 #[test]
 fn items_not_consumed_come_back_with_every_field_and_annotation() {
     needs!(Python);
-    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kept\n    annotations:\n      config.kubernetes.io/path: cm.yaml\n      config.kubernetes.io/index: '1'\n      internal.config.kubernetes.io/id: '7'\n      config.k8s.io/id: '7'\n  data:\n    flag: 'yes'\n    mode: '0644'\n    script: |\n      #!/bin/sh\n      echo ${HOME}\n- apiVersion: v1\n  kind: List\n  items: []\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w, namespace: team}\n  spec: {sizes: [1, 2.5, null, true]}\n";
+    let list = r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: kept
+    annotations:
+      config.kubernetes.io/path: cm.yaml
+      config.kubernetes.io/index: '1'
+      internal.config.kubernetes.io/id: '7'
+      config.k8s.io/id: '7'
+  data:
+    flag: 'yes'
+    mode: '0644'
+    script: |
+      #!/bin/sh
+      echo ${HOME}
+- apiVersion: v1
+  kind: List
+  items: []
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {name: w, namespace: team}
+  spec: {sizes: [1, 2.5, null, true]}
+";
     let out = run_with(&["-q", "krm"], &[], Some(list));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let items = |text: &str| -> Vec<String> {
@@ -475,7 +511,21 @@ fn items_not_consumed_come_back_with_every_field_and_annotation() {
 /// was given come back whatever `kinds` says.
 #[test]
 fn kinds_filter_the_paths_objects_and_keep_the_items() {
-    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: kept, namespace: x}\n  data: {a: b}\nfunctionConfig:\n  apiVersion: render.ome-render.io/v1alpha1\n  kind: OmeRender\n  metadata: {name: render}\n  spec:\n    paths: [examples/llama-demo]\n    kinds: [Deployment]\n";
+    let list = r"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: kept, namespace: x}
+  data: {a: b}
+functionConfig:
+  apiVersion: render.ome-render.io/v1alpha1
+  kind: OmeRender
+  metadata: {name: render}
+  spec:
+    paths: [examples/llama-demo]
+    kinds: [Deployment]
+";
     let out = run_with(&["-q", "krm"], &[], Some(list));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let kinds: Vec<&str> = out

@@ -189,7 +189,11 @@ fn write_refuses_files_it_cannot_merge_into_and_leaves_them_alone() {
         ),
         (
             "none.yaml",
-            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n".to_string(),
+            r"apiVersion: v1
+kind: Namespace
+metadata:
+  name: x
+".to_string(),
             "holds no BaseModel or ClusterBaseModel",
         ),
         (
@@ -202,7 +206,11 @@ fn write_refuses_files_it_cannot_merge_into_and_leaves_them_alone() {
         ),
         (
             "flow.yaml",
-            "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: x, namespace: y}\nspec: {storage: {storageUri: hf://a/b}}\n".to_string(),
+            r"apiVersion: ome.io/v1beta1
+kind: BaseModel
+metadata: {name: x, namespace: y}
+spec: {storage: {storageUri: hf://a/b}}
+".to_string(),
             "is not in block style",
         ),
         (
@@ -256,8 +264,16 @@ fn repo_with_model(name: &str, target: &str) -> std::path::PathBuf {
     fs::write(
         dir.join("model.yaml"),
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\n  annotations:\n    \
-             ome-render.io/model-config: {target}\nspec:\n  storage:\n    storageUri: hf://a/b\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: m
+  annotations:
+    ome-render.io/model-config: {target}
+spec:
+  storage:
+    storageUri: hf://a/b
+"
         ),
     )
     .unwrap();

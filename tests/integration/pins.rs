@@ -60,7 +60,13 @@ fn pin_then_render_gives_the_same_workloads() {
     );
     let after = render(&dir);
     assert_eq!(workloads(&before), workloads(&after));
-    assert!(after.contains("kind: ControllerRevision\nmetadata:\n  name: cr-sglang-llama-3b-7a12180a\n  namespace: ome\n"));
+    assert!(after.contains(
+        r"kind: ControllerRevision
+metadata:
+  name: cr-sglang-llama-3b-7a12180a
+  namespace: ome
+"
+    ));
     // A second run changes nothing.
     let out = run(&["pin", dir.to_str().unwrap()]);
     assert!(

@@ -238,7 +238,10 @@ fn the_report_names_both_commits_and_the_working_tree_only_when_dirty() {
     // An untracked file among them makes it the working tree.
     fs::write(
         repo.join("llama-demo/extra.yaml"),
-        "apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n",
+        r"apiVersion: v1
+kind: Namespace
+metadata: {name: extra}
+",
     )
     .expect("untracked file");
     let dirty = run_in(

@@ -15,9 +15,21 @@ fn a_kind_that_is_no_kind_is_refused_and_shown_escaped() {
     copy_files(&repo_root().join(EXAMPLE), &dir, str::to_string);
     std::fs::write(
         dir.join("zz-hostile.yaml"),
-        "apiVersion: v1\nkind: \"Pod`![x](https://e.vil/x.png)`\"\nmetadata:\n  name: a\n---\n\
-         apiVersion: v1\nkind: \"Pod\\e[2J\\e]0;owned\\a\"\nmetadata:\n  name: b\n---\n\
-         apiVersion: \"Apps/v1\"\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        r#"apiVersion: v1
+kind: "Pod`![x](https://e.vil/x.png)`"
+metadata:
+  name: a
+---
+apiVersion: v1
+kind: "Pod\e[2J\e]0;owned\a"
+metadata:
+  name: b
+---
+apiVersion: "Apps/v1"
+kind: ConfigMap
+metadata:
+  name: c
+"#,
     )
     .unwrap();
     let dir_text = dir.to_string_lossy().into_owned();
@@ -143,12 +155,25 @@ fn the_krm_generator_reads_no_path_outside_the_current_directory() {
     copy_files(&repo_root().join(EXAMPLE), &inside, str::to_string);
     std::fs::write(
         outside.join("secret.yaml"),
-        "apiVersion: v1\nkind: Secret\nmetadata: {name: stolen, namespace: x}\nstringData: {token: hunter2}\n",
+        r"apiVersion: v1
+kind: Secret
+metadata: {name: stolen, namespace: x}
+stringData: {token: hunter2}
+",
     )
     .unwrap();
     let list = |path: &str, extra: &str| {
         format!(
-            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: render.ome-render.io/v1alpha1\n  kind: OmeRender\n  metadata: {{name: render}}\n  spec:\n    paths: [\"{path}\"]\n{extra}"
+            r#"apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items: []
+functionConfig:
+  apiVersion: render.ome-render.io/v1alpha1
+  kind: OmeRender
+  metadata: {{name: render}}
+  spec:
+    paths: ["{path}"]
+{extra}"#
         )
     };
     let absolute = outside.to_string_lossy().into_owned();

@@ -76,7 +76,19 @@ fn a_misspelt_runtime_model_or_class_gets_did_you_mean() {
     );
     std::fs::write(
         class.join("class.yaml"),
-        "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata:\n  name: nvidia-h100\nspec:\n  capabilities:\n    memoryGB: 80Gi\n  discovery:\n    nodeSelector: {nvidia.com/gpu.product: H100}\n  resources:\n    - name: nvidia.com/gpu\n      quantity: \"1\"\n",
+        r#"apiVersion: ome.io/v1beta1
+kind: AcceleratorClass
+metadata:
+  name: nvidia-h100
+spec:
+  capabilities:
+    memoryGB: 80Gi
+  discovery:
+    nodeSelector: {nvidia.com/gpu.product: H100}
+  resources:
+    - name: nvidia.com/gpu
+      quantity: "1"
+"#,
     )
     .unwrap();
     let out = run(&["check", &text(&class)]);
@@ -237,7 +249,13 @@ fn tree_dir_shows_every_root_runtimes_tree_found_there_only() {
     let cwd = scratch("tree-dir");
     std::fs::write(
         cwd.join("other.yaml"),
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: not-read\nspec:\n  supportedModelFormats: []\n",
+        r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: not-read
+spec:
+  supportedModelFormats: []
+",
     )
     .unwrap();
     let example = repo_root().join(EXAMPLE);
@@ -254,9 +272,28 @@ fn tree_dir_shows_every_root_runtimes_tree_found_there_only() {
     let dir = scratch("tree-dir-roots");
     std::fs::write(
         dir.join("runtimes.yaml"),
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: base-a\nspec:\n  supportedModelFormats: []\n---\n\
-         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: base-b\nspec:\n  supportedModelFormats: []\n---\n\
-         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child-a\n  annotations: {ome.io/inherit-from: base-a}\nspec:\n  supportedModelFormats: []\n",
+        r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: base-a
+spec:
+  supportedModelFormats: []
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: base-b
+spec:
+  supportedModelFormats: []
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: child-a
+  annotations: {ome.io/inherit-from: base-a}
+spec:
+  supportedModelFormats: []
+",
     )
     .unwrap();
     let out = run_in(&cwd, &["tree", &text(&dir)], &[], None);
@@ -337,7 +374,13 @@ fn include_and_exclude_follow_gitignore_and_warn_when_matching_nothing() {
     // A draft at depth, which a bare name excludes.
     let drafts = dir.join("team").join("drafts");
     std::fs::create_dir_all(&drafts).unwrap();
-    std::fs::write(drafts.join("broken.yaml"), "apiVersion: v1\nkind: [\n").unwrap();
+    std::fs::write(
+        drafts.join("broken.yaml"),
+        r"apiVersion: v1
+kind: [
+",
+    )
+    .unwrap();
     let out = run(&["check", &text(&dir)]);
     assert_eq!(out.code, 1, "the draft is read without --exclude");
     let out = run(&["check", "--exclude", "drafts", &text(&dir)]);

@@ -151,7 +151,21 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     // policy is an enum: the check must fail on both, so a pass above means something.
     let crds = repo_root().join("tests/integration/crds.py");
     let crds_arg = crds.to_str().expect("a UTF-8 path");
-    let bad = "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: so, namespace: demo}\nspec:\n  scaleTargetRef: {name: d}\n  triggers: [{type: cron, metadata: {desiredReplicas: 1}}]\n---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: lws, namespace: demo}\nspec:\n  leaderWorkerTemplate:\n    restartPolicy: Always\n    workerTemplate: {spec: {containers: []}}\n";
+    let bad = r"apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: so, namespace: demo}
+spec:
+  scaleTargetRef: {name: d}
+  triggers: [{type: cron, metadata: {desiredReplicas: 1}}]
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lws, namespace: demo}
+spec:
+  leaderWorkerTemplate:
+    restartPolicy: Always
+    workerTemplate: {spec: {containers: []}}
+";
     let (ok, _, report) = pipe(&python_tools().join("python"), &[crds_arg], bad);
     assert!(!ok, "{report}");
     assert!(
@@ -164,7 +178,20 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     );
     // The published HTTPRoute and BackendTrafficPolicy schemas: an unknown field and a
     // value outside an enum.
-    let bad = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: demo}\nspec:\n  parentRefs: [{name: gw}]\n  rules: [{backendRefs: [{name: s, port: 80}], timeout: {request: 0s}}]\n---\napiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: p, namespace: demo}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]\n  loadBalancer: {type: Hashing}\n";
+    let bad = r"apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: demo}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: s, port: 80}], timeout: {request: 0s}}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata: {name: p, namespace: demo}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}]
+  loadBalancer: {type: Hashing}
+";
     let (ok, _, report) = pipe(&python_tools().join("python"), &[crds_arg], bad);
     assert!(!ok, "{report}");
     assert!(report.contains("HTTPRoute/r spec.rules.0"), "{report}");
@@ -174,7 +201,20 @@ fn the_crd_schemas_refuse_what_the_api_server_would() {
     );
     // A PodMonitor endpoint's field misspelt, and an Istio load balancer that is no enum
     // value: the vendored CRD schemas refuse both.
-    let bad = "apiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\nmetadata: {name: pm, namespace: demo}\nspec:\n  selector: {matchLabels: {app: a}}\n  podMetricsEndpoints: [{port: http, intervall: 10s}]\n---\napiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: dr, namespace: demo}\nspec:\n  host: a\n  trafficPolicy: {loadBalancer: {simple: LEAST}}\n";
+    let bad = r"apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: pm, namespace: demo}
+spec:
+  selector: {matchLabels: {app: a}}
+  podMetricsEndpoints: [{port: http, intervall: 10s}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: dr, namespace: demo}
+spec:
+  host: a
+  trafficPolicy: {loadBalancer: {simple: LEAST}}
+";
     let (ok, _, report) = pipe(&python_tools().join("python"), &[crds_arg], bad);
     assert!(!ok, "{report}");
     assert!(

@@ -135,7 +135,21 @@ fn keys_past_1024_characters_survive_a_yaml_1_1_reader() {
     let plain = "k".repeat(1500);
     let quoted = format!("yes {}", "#".repeat(1500));
     let input = format!(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: long, namespace: a}}\ndata:\n  ? {plain}\n  : v1\n  ? \"{quoted}\"\n  : v2\nspec:\n  list:\n    - ? {plain}\n      : [a, b]\n    - ? {plain}\n      : {{x: y}}\n"
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {{name: long, namespace: a}}
+data:
+  ? {plain}
+  : v1
+  ? "{quoted}"
+  : v2
+spec:
+  list:
+    - ? {plain}
+      : [a, b]
+    - ? {plain}
+      : {{x: y}}
+"#
     );
     std::fs::write(dir.join("cm.yaml"), input).unwrap();
     let out = run(&[dir.to_str().unwrap()]);

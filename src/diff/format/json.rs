@@ -2,8 +2,8 @@
 //! hunks, nothing left out (SEMANTICS.md#diff-output).
 
 use super::Labels;
-use crate::catalog::ResourceId;
 use crate::diff::{Cause, Report};
+use crate::k8s::id::ObjectId;
 use crate::map;
 use crate::yaml::Node;
 
@@ -20,7 +20,7 @@ fn triple(n: [usize; 3]) -> Node {
 }
 
 /// `{"kind":…,"namespace":…,"name":…}`; no namespace at cluster scope.
-fn resource(id: &ResourceId) -> Node {
+fn resource(id: &ObjectId) -> Node {
     let mut m = map! { "kind" => Node::str(&id.kind) };
     if !id.namespace.is_empty() {
         m.insert("namespace", Node::str(&id.namespace));
@@ -30,7 +30,7 @@ fn resource(id: &ResourceId) -> Node {
 }
 
 /// InferenceServices as `namespace/name`.
-fn paths(ids: &[ResourceId]) -> Node {
+fn paths(ids: &[ObjectId]) -> Node {
     Node::seq(ids.iter().map(|id| Node::str(id.path())).collect())
 }
 

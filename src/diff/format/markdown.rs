@@ -9,11 +9,11 @@ use super::{
     BASE_FAILED, Changed, FIRST_LINES, Labels, all_changes, auto, changes, count, group_line,
     names, reach, summary,
 };
-use crate::catalog::ResourceId;
 use crate::diagnostics::escape::{markdown_block, markdown_code, markdown_fence, markdown_text};
 use crate::diagnostics::report::thousands;
 use crate::diff::{Group, ObjectDiff, Report};
 use crate::drawing::{Graph, Line, Shape};
+use crate::k8s::id::ObjectId;
 use std::fmt::Write;
 
 /// Room kept for the closing note when something is left out.
@@ -270,7 +270,7 @@ fn impact(report: &Report, out: &mut String) {
 pub(crate) fn impact_graph(report: &Report) -> Option<String> {
     let i = &report.impact;
     let mut g = Graph::new(GRAPH_NODES);
-    let isvc = |g: &mut Graph, id: &ResourceId| {
+    let isvc = |g: &mut Graph, id: &ObjectId| {
         g.node(
             &format!("isvc {}", id.path()),
             &format!("InferenceService {}", id.path()),

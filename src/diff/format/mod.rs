@@ -8,8 +8,8 @@ pub(crate) mod text;
 
 use super::impact::{Impact, ResourceImpact};
 use super::{Cause, Counts, Report};
-use crate::catalog::ResourceId;
 use crate::diagnostics::report::thousands;
+use crate::k8s::id::ObjectId;
 
 /// What each side is called in the report: a path, a Git revision, `working tree`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +71,7 @@ const BASE_FAILED: &str =
     "the base does not render, so every object of the head is shown as added; its first errors:";
 
 /// `team/a, team/b, … and 30 more`.
-fn names(ids: &[ResourceId], wrap: impl Fn(&str) -> String) -> String {
+fn names(ids: &[ObjectId], wrap: impl Fn(&str) -> String) -> String {
     let mut shown: Vec<String> = ids
         .iter()
         .take(FIRST_NAMES)
@@ -137,7 +137,7 @@ fn auto(on: bool) -> &'static str {
 /// One changed input in the impact: a resource, or the settings.
 enum Changed<'a> {
     Resource(&'a ResourceImpact),
-    Settings(&'a [ResourceId]),
+    Settings(&'a [ObjectId]),
 }
 
 /// The changed resources and the settings, those reaching the most InferenceServices first

@@ -3,11 +3,11 @@
 //! changed auto-selection, inheritance, models, settings, the byte limit, Secrets and
 //! ignored fields (SEMANTICS.md#diff).
 
-use crate::catalog::ResourceId;
 use crate::diff::format::{Labels, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
 use crate::diff::{self, Cause, Change, Report, Side};
 use crate::emit::Format;
+use crate::k8s::id::ObjectId;
 use crate::pipeline::{Options, Rendering, render_texts};
 
 fn render(files: &[(&str, &str)], ignore: &[&str]) -> Rendering {
@@ -70,24 +70,45 @@ fn labels() -> Labels {
     }
 }
 
-fn isvc_id(ns: &str, name: &str) -> ResourceId {
-    ResourceId::new("InferenceService", ns, name)
+fn isvc_id(ns: &str, name: &str) -> ObjectId {
+    ObjectId::of_kind("InferenceService", ns, name).to_owned()
 }
 
-fn csr(name: &str) -> ResourceId {
-    ResourceId::new("ClusterServingRuntime", "", name)
+fn csr(name: &str) -> ObjectId {
+    ObjectId::of_kind("ClusterServingRuntime", "", name).to_owned()
 }
 
 /// A ClusterServingRuntime for the `llama` format, auto-selectable with `priority`.
 fn runtime(name: &str, image: &str, priority: u32) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}\nspec:\n  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelFramework: {{name: transformers, version: \"4.0.0\"}}, modelArchitecture: llama, autoSelect: true, priority: {priority}}}\n  engineConfig:\n    runner: {{name: ome-container, image: {image}, args: [--port=8080], ports: [{{containerPort: 8080, name: http}}]}}\n---\n"
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {name}
+spec:
+  supportedModelFormats:
+    - {{modelFormat: {{name: llama, version: "1.0.0"}}, modelFramework: {{name: transformers, version: "4.0.0"}}, modelArchitecture: llama, autoSelect: true, priority: {priority}}}
+  engineConfig:
+    runner: {{name: ome-container, image: {image}, args: [--port=8080], ports: [{{containerPort: 8080, name: http}}]}}
+---
+"#
     )
 }
 
 fn model(name: &str, path: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: {name}\nspec:\n  modelFormat: {{name: llama, version: \"1.0.0\"}}\n  modelFramework: {{name: transformers, version: \"4.0.0\"}}\n  modelArchitecture: llama\n  modelParameterSize: 7B\n  storage: {{storageUri: \"hf://acme/{name}\", path: {path}}}\n---\n"
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: {name}
+spec:
+  modelFormat: {{name: llama, version: "1.0.0"}}
+  modelFramework: {{name: transformers, version: "4.0.0"}}
+  modelArchitecture: llama
+  modelParameterSize: 7B
+  storage: {{storageUri: "hf://acme/{name}", path: {path}}}
+---
+"#
     )
 }
 
@@ -99,7 +120,14 @@ fn isvc(ns: &str, name: &str, runtime: &str, replicas: u32) -> String {
         format!("  runtime: {{name: {runtime}}}\n")
     };
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  model: {{name: m}}\n{runtime}  engine: {{minReplicas: 1, maxReplicas: {replicas}}}\n---\n"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  model: {{name: m}}
+{runtime}  engine: {{minReplicas: 1, maxReplicas: {replicas}}}
+---
+"
     )
 }
 
@@ -117,7 +145,7 @@ fn groups(r: &Report) -> Vec<(Option<String>, Change, Vec<Change>)> {
         .iter()
         .map(|g| {
             (
-                g.isvc.as_ref().map(ResourceId::path),
+                g.isvc.as_ref().map(ObjectId::path),
                 g.change,
                 g.objects.iter().map(|o| o.change).collect(),
             )
@@ -323,10 +351,32 @@ fn a_changed_auto_selection_names_both_runtimes() {
 fn a_parent_runtime_edit_reaches_through_inheritance() {
     let parent = |image: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {{ome.io/runtime-profile: \"true\"}}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {{name: ome-container, image: {image}}}\n---\n"
+            r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: profile
+  annotations: {{ome.io/runtime-profile: "true"}}
+spec:
+  disabled: true
+  engineConfig:
+    runner: {{name: ome-container, image: {image}}}
+---
+"#
         )
     };
-    let child = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child\n  annotations: {ome.io/inherit-from: profile}\nspec:\n  disabled: false\n  supportedModelFormats:\n    - {modelFormat: {name: llama, version: \"1.0.0\"}, modelFramework: {name: transformers, version: \"4.0.0\"}, modelArchitecture: llama}\n  engineConfig:\n    runner: {name: ome-container, args: [--port=8080]}\n---\n";
+    let child = r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: child
+  annotations: {ome.io/inherit-from: profile}
+spec:
+  disabled: false
+  supportedModelFormats:
+    - {modelFormat: {name: llama, version: "1.0.0"}, modelFramework: {name: transformers, version: "4.0.0"}, modelArchitecture: llama}
+  engineConfig:
+    runner: {name: ome-container, args: [--port=8080]}
+---
+"#;
     let inputs = |image: &str| {
         format!(
             "{}{}{child}{}",
@@ -355,7 +405,7 @@ fn model_and_settings_changes_are_attributed() {
     assert_eq!(r.impact.resources.len(), 1);
     assert_eq!(
         r.impact.resources[0].id,
-        ResourceId::new("ClusterBaseModel", "", "m")
+        ObjectId::of_kind("ClusterBaseModel", "", "m").to_owned()
     );
     assert_eq!(r.impact.resources[0].reached, [isvc_id("team", "svc")]);
 
@@ -388,7 +438,15 @@ fn model_and_settings_changes_are_attributed() {
 fn secret_values_are_shown_as_hashes() {
     let secret = |token: &str, other: &str| {
         format!(
-            "apiVersion: v1\nkind: Secret\nmetadata: {{name: hf-token, namespace: team}}\ndata:\n  token: {token}\n  other: {other}\nstringData:\n  plain: hunter2\n"
+            r"apiVersion: v1
+kind: Secret
+metadata: {{name: hf-token, namespace: team}}
+data:
+  token: {token}
+  other: {other}
+stringData:
+  plain: hunter2
+"
         )
     };
     let r = compare(
@@ -421,7 +479,16 @@ fn secret_values_are_shown_as_hashes() {
 fn ignored_fields_are_left_out_on_both_sides() {
     let config = |build: &str, data: &str| {
         format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: team\n  annotations:\n    example.com/build: \"{build}\"\ndata:\n  k: {data}\n"
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  namespace: team
+  annotations:
+    example.com/build: "{build}"
+data:
+  k: {data}
+"#
         )
     };
     let ignore = ["metadata.annotations.example.com/build"];
@@ -500,7 +567,12 @@ fn markdown_fits_the_byte_limit_and_says_what_it_left_out() {
 fn markdown_fences_outlast_backticks_in_the_diff() {
     let config = |v: &str| {
         format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: team}}\ndata:\n  readme: \"````{v}\"\n"
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {{name: c, namespace: team}}
+data:
+  readme: "````{v}"
+"#
         )
     };
     let md = markdown::render(&compare(&config("a"), &config("b")), &labels(), 65_000);

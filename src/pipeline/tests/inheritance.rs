@@ -44,7 +44,16 @@ fn json(n: Option<&Node>) -> String {
     n.map_or("-".to_string(), crate::yaml::emit::to_json_string)
 }
 
-const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: llama-3-2-3b-instruct}\nspec:\n  modelFormat: {name: safetensors, version: \"1.0.0\"}\n  modelFramework: {name: transformers, version: \"4.45.0.dev0\"}\n  modelArchitecture: LlamaForCausalLM\n  modelParameterSize: 3.21B\n  storage: {storageUri: \"hf://meta-llama/Llama-3.2-3B-Instruct\", path: /raid/models/llama}\n";
+const MODEL: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-3-2-3b-instruct}
+spec:
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.45.0.dev0"}
+  modelArchitecture: LlamaForCausalLM
+  modelParameterSize: 3.21B
+  storage: {storageUri: "hf://meta-llama/Llama-3.2-3B-Instruct", path: /raid/models/llama}
+"#;
 
 /// The docs' profile (`sglang-profile`, a ClusterServingRuntime).
 const PROFILE: &str = r#"apiVersion: ome.io/v1beta1
@@ -98,7 +107,13 @@ const ENABLED: &str = "  disabled: false\n";
 
 fn isvc(runtime: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: llama-3-2-3b-instruct, namespace: llama-demo}}\nspec:\n  model: {{name: llama-3-2-3b-instruct}}\n{runtime}  engine: {{minReplicas: 1, maxReplicas: 1}}\n"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: llama-3-2-3b-instruct, namespace: llama-demo}}
+spec:
+  model: {{name: llama-3-2-3b-instruct}}
+{runtime}  engine: {{minReplicas: 1, maxReplicas: 1}}
+"
     )
 }
 
@@ -160,7 +175,13 @@ fn vector_2_and_7_missing_parent() {
     );
     let csr = |name: &str, parent: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}\n  annotations: {{ome.io/inherit-from: {parent}}}\nspec: {{}}\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {name}
+  annotations: {{ome.io/inherit-from: {parent}}}
+spec: {{}}
+"
         )
     };
     let (c, b) = (csr("c", "b"), csr("b", "a"));
@@ -178,8 +199,19 @@ fn vector_2_and_7_missing_parent() {
 /// exists (identity is the name); a → b → a lists `[a b a]`.
 #[test]
 fn vector_3_cycles() {
-    let selfish = "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: sglang-llama-3-2-3b\n  namespace: llama-demo\n  annotations: {ome.io/inherit-from: sglang-llama-3-2-3b}\nspec: {}\n";
-    let same_name = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: sglang-llama-3-2-3b}\nspec: {}\n";
+    let selfish = r"apiVersion: ome.io/v1beta1
+kind: ServingRuntime
+metadata:
+  name: sglang-llama-3-2-3b
+  namespace: llama-demo
+  annotations: {ome.io/inherit-from: sglang-llama-3-2-3b}
+spec: {}
+";
+    let same_name = r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: sglang-llama-3-2-3b}
+spec: {}
+";
     let r = render(&[("a", selfish), ("b", same_name)]);
     assert_eq!(
         errors(&r),
@@ -187,7 +219,13 @@ fn vector_3_cycles() {
     );
     let csr = |name: &str, parent: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {name}\n  annotations: {{ome.io/inherit-from: {parent}}}\nspec: {{}}\n"
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {name}
+  annotations: {{ome.io/inherit-from: {parent}}}
+spec: {{}}
+"
         )
     };
     let (a, b) = (csr("a", "b"), csr("b", "a"));
@@ -210,8 +248,18 @@ fn vector_4_max_depth() {
             .enumerate()
             .map(|(i, n)| {
                 let parent = names.get(i + 1).copied().or(closing);
-                let ann = parent.map_or(String::new(), |p| format!("\n  annotations: {{ome.io/inherit-from: {p}}}"));
-                format!("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: {n}{ann}\nspec: {{}}\n---\n")
+                let ann = parent.map_or(String::new(), |p| {
+                    format!("\n  annotations: {{ome.io/inherit-from: {p}}}")
+                });
+                format!(
+                    r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {n}{ann}
+spec: {{}}
+---
+"
+                )
             })
             .collect::<String>()
     };
@@ -388,13 +436,26 @@ fn vector_12_value_and_value_from() {
 /// excluded for lacking them; named, it uses the merged spec.
 #[test]
 fn vector_13_auto_selection_ignores_inheritance() {
-    let class = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: nvidia-h100}\nspec:\n  discovery: {nodeSelector: {gpu: h100}}\n  capabilities: {memoryGB: 80Gi}\n";
+    let class = r"apiVersion: ome.io/v1beta1
+kind: AcceleratorClass
+metadata: {name: nvidia-h100}
+spec:
+  discovery: {nodeSelector: {gpu: h100}}
+  capabilities: {memoryGB: 80Gi}
+";
     let parent = PROFILE.replace(
         "spec:\n",
         "spec:\n  acceleratorRequirements: {acceleratorClasses: [nvidia-h100]}\n",
     );
     let c = child(ENABLED).replace("      autoSelect: false\n", "      autoSelect: true\n");
-    let auto = "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: llama-3-2-3b-instruct, namespace: llama-demo}\nspec:\n  model: {name: llama-3-2-3b-instruct}\n  acceleratorSelector: {acceleratorClass: nvidia-h100}\n  engine: {}\n";
+    let auto = r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: llama-3-2-3b-instruct, namespace: llama-demo}
+spec:
+  model: {name: llama-3-2-3b-instruct}
+  acceleratorSelector: {acceleratorClass: nvidia-h100}
+  engine: {}
+";
     let r = render(&[
         ("m", MODEL),
         ("k", class),

@@ -40,9 +40,32 @@ fn deep_input(depth: usize) -> String {
     let runtime_value = chain(depth - 5, 10);
     let isvc_value = chain(depth - 5, 10);
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {{name: rt}}\nspec:\n  engineConfig:\n    runner:\n      name: ome-container\n      image: img\n      securityContext:\n        deep:\n{runtime_value}---\n\
-         apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc, namespace: ns}}\nspec:\n  runtime: {{name: rt}}\n  engine:\n    runner:\n      securityContext:\n        deep:\n{isvc_value}---\n\
-         apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: deep, namespace: ns}}\ndata:\n{}",
+        r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {{name: rt}}
+spec:
+  engineConfig:
+    runner:
+      name: ome-container
+      image: img
+      securityContext:
+        deep:
+{runtime_value}---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: svc, namespace: ns}}
+spec:
+  runtime: {{name: rt}}
+  engine:
+    runner:
+      securityContext:
+        deep:
+{isvc_value}---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: deep, namespace: ns}}
+data:
+{}",
         chain(depth - 1, 2)
     )
 }
@@ -106,7 +129,13 @@ fn a_map_of_many_keys_renders_whole() {
     // benchmarks' to measure (BENCHMARKS.md), not a test's: a busy machine would make a
     // timed test flaky. This checks that such a map renders, every key in order.
     let keys = 80_000;
-    let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n");
+    let mut text = String::from(
+        r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: big}
+data:
+",
+    );
     for i in 0..keys {
         text.push_str(&format!("  key-{i}: v\n"));
     }
@@ -125,11 +154,32 @@ fn a_map_of_many_keys_renders_whole() {
 /// last child.
 fn profile_and_children(children: usize) -> String {
     let mut text = String::from(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {ome.io/runtime-profile: \"true\"}\nspec:\n  disabled: true\n  supportedModelFormats: [{modelFormat: {name: safetensors}, modelFramework: {name: transformers}}]\n  engineConfig:\n    runner:\n      name: ome-container\n      image: img\n      env: [{name: A, value: a}, {name: B, value: b}, {name: C, value: c}]\n",
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: profile
+  annotations: {ome.io/runtime-profile: "true"}
+spec:
+  disabled: true
+  supportedModelFormats: [{modelFormat: {name: safetensors}, modelFramework: {name: transformers}}]
+  engineConfig:
+    runner:
+      name: ome-container
+      image: img
+      env: [{name: A, value: a}, {name: B, value: b}, {name: C, value: c}]
+"#,
     );
     for i in 0..children {
         text.push_str(&format!(
-            "---\napiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child-{i:03}\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n  disabled: false\n"
+            r"---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: child-{i:03}
+  annotations: {{ome.io/inherit-from: profile}}
+spec:
+  disabled: false
+"
         ));
     }
     text

@@ -103,7 +103,16 @@ fn isvc(runtime: &str, annotations: &str, with_model: bool) -> String {
         ""
     };
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: llama-3-2-3b-instruct\n  namespace: llama-demo\n  annotations: {{{annotations}}}\nspec:\n{model}  runtime: {{{runtime}}}\n  engine: {{minReplicas: 1, maxReplicas: 1}}\n"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama-3-2-3b-instruct
+  namespace: llama-demo
+  annotations: {{{annotations}}}
+spec:
+{model}  runtime: {{{runtime}}}
+  engine: {{minReplicas: 1, maxReplicas: 1}}
+"
     )
 }
 
@@ -112,7 +121,14 @@ const MANAGED: &str = "name: sglang-llama-3-2-3b, kind: ServingRuntime, autoSync
 fn lock(revision: &str, sha: &str, token: Option<&str>) -> String {
     let token = token.map_or(String::new(), |t| format!("  syncToken: {t}\n"));
     format!(
-        "lockVersion: 1\npins:\n- inferenceService: llama-demo/llama-3-2-3b-instruct\n  runtime: sglang-llama-3-2-3b\n  kind: ServingRuntime\n  revision: {revision}\n  sha256: {sha}\n{token}"
+        r"lockVersion: 1
+pins:
+- inferenceService: llama-demo/llama-3-2-3b-instruct
+  runtime: sglang-llama-3-2-3b
+  kind: ServingRuntime
+  revision: {revision}
+  sha256: {sha}
+{token}"
     )
 }
 
@@ -514,10 +530,28 @@ fn a_disabled_revision() {
 fn a_profile_edit_drifts_managed_pins_of_children() {
     let profile = |image: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {{ome.io/runtime-profile: \"true\"}}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {{name: ome-container, image: {image}}}\n"
+            r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: profile
+  annotations: {{ome.io/runtime-profile: "true"}}
+spec:
+  disabled: true
+  engineConfig:
+    runner: {{name: ome-container, image: {image}}}
+"#
         )
     };
-    let child = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: child\n  annotations: {ome.io/inherit-from: profile}\nspec:\n  disabled: false\n  engineConfig:\n    runner: {name: ome-container, args: [--tp-size=1]}\n";
+    let child = r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: child
+  annotations: {ome.io/inherit-from: profile}
+spec:
+  disabled: false
+  engineConfig:
+    runner: {name: ome-container, args: [--tp-size=1]}
+";
     let merged = |image: &str| {
         format!(
             "disabled: false\nengineConfig:\n  runner: {{name: ome-container, image: {image}, args: [--tp-size=1]}}\n"
@@ -535,7 +569,16 @@ fn a_profile_edit_drifts_managed_pins_of_children() {
     let h = hash("a:1");
     let name = format!("cr-child-{}", &h[..8]);
     let rev = format!(
-        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: {name}\n  namespace: ome\n  labels: {{ome.io/revision-hash: \"{}\", ome.io/runtime-of: child, ome.io/runtime-of-kind: ClusterServingRuntime, ome.io/runtime-of-namespace: \"\"}}\n  annotations: {{ome.io/created-by: ome-controller}}\ndata:\n{}revision: 1\n",
+        r#"apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: {name}
+  namespace: ome
+  labels: {{ome.io/revision-hash: "{}", ome.io/runtime-of: child, ome.io/runtime-of-kind: ClusterServingRuntime, ome.io/runtime-of-namespace: ""}}
+  annotations: {{ome.io/created-by: ome-controller}}
+data:
+{}revision: 1
+"#,
         &h[..8],
         merged("a:1")
             .lines()
@@ -544,7 +587,14 @@ fn a_profile_edit_drifts_managed_pins_of_children() {
     );
     let svc = |name_: &str, runtime: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: {name_}, namespace: team}}\nspec:\n  runtime: {{{runtime}}}\n  engine: {{}}\n---\n"
+            r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: {name_}, namespace: team}}
+spec:
+  runtime: {{{runtime}}}
+  engine: {{}}
+---
+"
         )
     };
     let services = format!(
@@ -556,7 +606,14 @@ fn a_profile_edit_drifts_managed_pins_of_children() {
         )
     );
     let lock = format!(
-        "lockVersion: 1\npins:\n- inferenceService: team/managed\n  runtime: child\n  kind: ClusterServingRuntime\n  revision: {name}\n  sha256: {h}\n"
+        r"lockVersion: 1
+pins:
+- inferenceService: team/managed
+  runtime: child
+  kind: ClusterServingRuntime
+  revision: {name}
+  sha256: {h}
+"
     );
     let p = profile("a:2");
     let r = render(&[

@@ -9,18 +9,51 @@ fn with_code(r: &Rendering, code: Code) -> Vec<&Diagnostic> {
     r.diags.iter().filter(|d| d.code == code).collect()
 }
 
-const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\nspec:\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
+const MODEL: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: base-model
+spec:
+  modelFormat: {name: safetensors, version: "1.0"}
+  modelFramework: {name: transformers}
+  storage: {storageUri: "hf://meta/base", path: /models/base}
+---
+"#;
 
 /// A MultiNode runtime whose leader and worker run `args`.
 fn lws_runtime(args: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n      modelFramework: {{name: transformers}}\n  engineConfig:\n    annotations: {{ome.io/deploymentMode: MultiNode}}\n    leader:\n      runner: {{name: ome-container, image: i, args: {args}}}\n    worker:\n      size: 1\n      runner: {{name: ome-container, image: i, args: {args}}}\n---\n"
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt
+spec:
+  supportedModelFormats:
+    - modelFormat: {{name: safetensors, version: "1.0"}}
+      modelFramework: {{name: transformers}}
+  engineConfig:
+    annotations: {{ome.io/deploymentMode: MultiNode}}
+    leader:
+      runner: {{name: ome-container, image: i, args: {args}}}
+    worker:
+      size: 1
+      runner: {{name: ome-container, image: i, args: {args}}}
+---
+"#
     )
 }
 
 fn isvc(metadata: &str, spec: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc\n  namespace: ns\n{metadata}spec:\n  model: {{name: base-model}}\n  runtime: {{name: rt}}\n{spec}"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: svc
+  namespace: ns
+{metadata}spec:
+  model: {{name: base-model}}
+  runtime: {{name: rt}}
+{spec}"
     )
 }
 
@@ -105,14 +138,41 @@ fn omenative_variables_in_lws_pods_are_errors() {
     // Defined by the container, or escaped: no error.
     let r = render(&format!(
         "{MODEL}{}{}",
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    annotations: {ome.io/deploymentMode: MultiNode}\n    leader:\n      runner: {name: ome-container, image: i, args: [\"$(OME_LEADER_ADDRESS)\", \"$$(OME_INSTANCE_POD_RANK)\"], env: [{name: OME_LEADER_ADDRESS, value: $(LWS_LEADER_ADDRESS)}]}\n    worker:\n      size: 1\n      runner: {name: ome-container, image: i, args: [serve]}\n---\n",
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0"}
+      modelFramework: {name: transformers}
+  engineConfig:
+    annotations: {ome.io/deploymentMode: MultiNode}
+    leader:
+      runner: {name: ome-container, image: i, args: ["$(OME_LEADER_ADDRESS)", "$$(OME_INSTANCE_POD_RANK)"], env: [{name: OME_LEADER_ADDRESS, value: $(LWS_LEADER_ADDRESS)}]}
+    worker:
+      size: 1
+      runner: {name: ome-container, image: i, args: [serve]}
+---
+"#,
         isvc("", "  engine: {}\n")
     ));
     assert_eq!(errors(&r), Vec::<&str>::new());
     let _ = json(None);
 }
 
-const RAW_RUNTIME: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    runner: {name: ome-container, image: i}\n---\n";
+const RAW_RUNTIME: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0"}
+      modelFramework: {name: transformers}
+  engineConfig:
+    runner: {name: ome-container, image: i}
+---
+"#;
 
 /// OME deletes the InferenceService after `ttlSecondsAfterCreation`; a GitOps tool recreates
 /// it: a warning naming the field, at its line; the render goes on.
@@ -142,7 +202,26 @@ fn ttl_seconds_after_creation_is_a_warning() {
 /// OME kinds other than the consumed ones pass through, with one note listing them.
 #[test]
 fn ome_kinds_passing_through_are_listed_once() {
-    let extra = "apiVersion: ome.io/v1beta1\nkind: TrafficMap\nmetadata: {name: a, namespace: ns}\nspec: {}\n---\napiVersion: ome.io/v1beta1\nkind: TrafficMap\nmetadata: {name: b, namespace: ns}\nspec: {}\n---\napiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata: {name: w}\nspec: {}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n---\n";
+    let extra = r"apiVersion: ome.io/v1beta1
+kind: TrafficMap
+metadata: {name: a, namespace: ns}
+spec: {}
+---
+apiVersion: ome.io/v1beta1
+kind: TrafficMap
+metadata: {name: b, namespace: ns}
+spec: {}
+---
+apiVersion: ome.io/v1beta1
+kind: FineTunedWeight
+metadata: {name: w}
+spec: {}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: ns}
+---
+";
     let r = render(&format!(
         "{MODEL}{RAW_RUNTIME}{extra}{}",
         isvc("", "  engine: {}\n")
@@ -163,13 +242,32 @@ fn ome_kinds_passing_through_are_listed_once() {
 
 fn model(name: &str, storage: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: {name}\nspec:\n  modelFormat: {{name: safetensors, version: \"1.0\"}}\n  modelFramework: {{name: transformers}}\n  storage: {storage}\n---\n"
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: {name}
+spec:
+  modelFormat: {{name: safetensors, version: "1.0"}}
+  modelFramework: {{name: transformers}}
+  storage: {storage}
+---
+"#
     )
 }
 
 fn isvc_of(name: &str, model: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  model: {{name: {model}}}\n  runtime: {{name: rt}}\n  engine: {{}}\n---\n"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: {name}
+  namespace: ns
+spec:
+  model: {{name: {model}}}
+  runtime: {{name: rt}}
+  engine: {{}}
+---
+"
     )
 }
 

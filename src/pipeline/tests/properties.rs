@@ -18,11 +18,25 @@ fn repository() -> &'static [(String, String)] {
             files.push((
                 format!("runtime-{r}.yaml"),
                 format!(
-                    "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt-{r}\nspec:\n  \
-                     supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n      \
-                     modelFramework: {{name: transformers}}\n      modelArchitecture: Arch{a}\n      autoSelect: true\n      priority: {p}\n  engineConfig:\n    \
-                     runner:\n      name: ome-container\n      image: img:{r}\n      args: [\"--served-model-name={{{{.Name}}}}\", --tp-size=1]\n      \
-                     ports: [{{containerPort: 8080, name: http}}]\n      resources: {{limits: {{nvidia.com/gpu: \"{g}\"}}}}\n",
+                    r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt-{r}
+spec:
+  supportedModelFormats:
+    - modelFormat: {{name: safetensors, version: "1.0.0"}}
+      modelFramework: {{name: transformers}}
+      modelArchitecture: Arch{a}
+      autoSelect: true
+      priority: {p}
+  engineConfig:
+    runner:
+      name: ome-container
+      image: img:{r}
+      args: ["--served-model-name={{{{.Name}}}}", --tp-size=1]
+      ports: [{{containerPort: 8080, name: http}}]
+      resources: {{limits: {{nvidia.com/gpu: "{g}"}}}}
+"#,
                     a = r % 2,
                     p = r + 1,
                     g = r + 1,
@@ -33,9 +47,18 @@ fn repository() -> &'static [(String, String)] {
             files.push((
                 format!("model-{m}.yaml"),
                 format!(
-                    "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: model-{m}\nspec:\n  vendor: v{m}\n  \
-                     modelFormat: {{name: safetensors, version: \"1.0.0\"}}\n  modelArchitecture: Arch{m}\n  \
-                     modelParameterSize: {m}B\n  modelFramework: {{name: transformers}}\n  storage: {{storageUri: \"hf://v{m}/m{m}\", path: /models/m{m}}}\n"
+                    r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: model-{m}
+spec:
+  vendor: v{m}
+  modelFormat: {{name: safetensors, version: "1.0.0"}}
+  modelArchitecture: Arch{m}
+  modelParameterSize: {m}B
+  modelFramework: {{name: transformers}}
+  storage: {{storageUri: "hf://v{m}/m{m}", path: /models/m{m}}}
+"#
                 ),
             ));
         }
@@ -48,8 +71,18 @@ fn repository() -> &'static [(String, String)] {
             files.push((
                 format!("isvc-{i:02}.yaml"),
                 format!(
-                    "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: svc-{i}\n  namespace: ns-{}\n\
-                     spec:\n  model:\n    name: model-{}\n{runtime}  engine:\n    maxReplicas: {}\n    minReplica: 1\n",
+                    r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: svc-{i}
+  namespace: ns-{}
+spec:
+  model:
+    name: model-{}
+{runtime}  engine:
+    maxReplicas: {}
+    minReplica: 1
+",
                     i % 3,
                     i % 2,
                     i % 4 + 1
@@ -58,17 +91,31 @@ fn repository() -> &'static [(String, String)] {
         }
         files.push((
             "passthrough-list.yaml".into(),
-            "apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ns-0}}\n  \
-             - {apiVersion: v1, kind: Namespace, metadata: {name: ns-1}}\n"
-                .into(),
+            r"apiVersion: v1
+kind: List
+items:
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ns-0}}
+  - {apiVersion: v1, kind: Namespace, metadata: {name: ns-1}}
+"
+            .into(),
         ));
         files.push((
             "passthrough-deployment.yaml".into(),
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other, namespace: ns-2}\nspec: {}\n".into(),
+            r"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: other, namespace: ns-2}
+spec: {}
+"
+            .into(),
         ));
         files.push((
             "passthrough-secret.yaml".into(),
-            "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns-2}\nstringData: {k: v}\n".into(),
+            r"apiVersion: v1
+kind: Secret
+metadata: {name: s, namespace: ns-2}
+stringData: {k: v}
+"
+            .into(),
         ));
         files
     })

@@ -35,17 +35,48 @@ pub(super) fn json(node: Option<&Node>) -> String {
     node.map_or_else(|| "absent".to_string(), to_json_string)
 }
 
-pub(super) const MODEL: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: base-model\n  annotations: {models.ome.io/category: LARGE}\nspec:\n  vendor: meta\n  modelFormat: {name: safetensors, version: \"1.0\"}\n  modelFramework: {name: transformers}\n  storage: {storageUri: \"hf://meta/base\", path: /models/base}\n---\n";
+pub(super) const MODEL: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: base-model
+  annotations: {models.ome.io/category: LARGE}
+spec:
+  vendor: meta
+  modelFormat: {name: safetensors, version: "1.0"}
+  modelFramework: {name: transformers}
+  storage: {storageUri: "hf://meta/base", path: /models/base}
+---
+"#;
 
 pub(super) fn runtime(engine_config: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: test-runtime\nspec:\n  supportedModelFormats:\n    - modelFormat: {{name: safetensors, version: \"1.0\"}}\n      modelFramework: {{name: transformers}}\n  engineConfig:\n{engine_config}---\n"
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: test-runtime
+spec:
+  supportedModelFormats:
+    - modelFormat: {{name: safetensors, version: "1.0"}}
+      modelFramework: {{name: transformers}}
+  engineConfig:
+{engine_config}---
+"#
     )
 }
 
 pub(super) fn isvc(spec: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: test-isvc\n  namespace: ns\n  labels: {{custom-label: x}}\n  annotations: {{custom-annotation: y}}\nspec:\n  model: {{name: base-model}}\n  runtime: {{name: test-runtime}}\n{spec}"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: test-isvc
+  namespace: ns
+  labels: {{custom-label: x}}
+  annotations: {{custom-annotation: y}}
+spec:
+  model: {{name: base-model}}
+  runtime: {{name: test-runtime}}
+{spec}"
     )
 }
 
@@ -339,7 +370,15 @@ fn deployment_defaults() {
 /// (SEMANTICS.md#accelerator-classes); leader and worker merge (SEMANTICS.md#merging).
 #[test]
 fn class_resources_and_multinode_merge() {
-    let classes = "apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: gpu-class}\nspec:\n  capabilities: {}\n  discovery: {}\n  resources: [{name: nvidia.com/gpu, quantity: \"2\"}]\n---\n";
+    let classes = r#"apiVersion: ome.io/v1beta1
+kind: AcceleratorClass
+metadata: {name: gpu-class}
+spec:
+  capabilities: {}
+  discovery: {}
+  resources: [{name: nvidia.com/gpu, quantity: "2"}]
+---
+"#;
     let runtime_with_classes = |engine: &str| {
         runtime(engine).replace(
             "  engineConfig:\n",
@@ -514,7 +553,17 @@ fn every_slice_of_inference_services_is_rendered() {
     );
     let service = |name: &str, runtime: &str| {
         format!(
-            "---\napiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n  model: {{name: base-model}}\n  runtime: {{name: {runtime}}}\n  engine: {{}}\n"
+            r"---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: {name}
+  namespace: ns
+spec:
+  model: {{name: base-model}}
+  runtime: {{name: {runtime}}}
+  engine: {{}}
+"
         )
     };
     for i in 0..count - 1 {

@@ -39,17 +39,38 @@ const RUNTIME: &str = "spec:\n  supportedModelFormats:\n    - {modelFormat: {nam
 fn runtime(kind: &str, name: &str, namespace: Option<&str>) -> String {
     let ns = namespace.map_or(String::new(), |n| format!("\n  namespace: {n}"));
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: {kind}\nmetadata:\n  name: {name}{ns}\n{RUNTIME}---\n"
+        r"apiVersion: ome.io/v1beta1
+kind: {kind}
+metadata:
+  name: {name}{ns}
+{RUNTIME}---
+"
     )
 }
 
 fn isvc(runtime: &str) -> String {
     format!(
-        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {{name: svc, namespace: test-namespace}}\nspec:\n  model: {{name: test-model}}\n{runtime}  engine: {{}}\n"
+        r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {{name: svc, namespace: test-namespace}}
+spec:
+  model: {{name: test-model}}
+{runtime}  engine: {{}}
+"
     )
 }
 
-const MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: test-model, namespace: test-namespace}\nspec: {modelFormat: {name: llama, version: \"1.0.0\"}, modelFramework: {name: transformers}, modelArchitecture: llama, modelParameterSize: 7B, storage: {storageUri: \"hf://t/m\"}}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: test-model}\nspec: {modelFormat: {name: different}, storage: {storageUri: \"hf://t/d\"}}\n---\n";
+const MODELS: &str = r#"apiVersion: ome.io/v1beta1
+kind: BaseModel
+metadata: {name: test-model, namespace: test-namespace}
+spec: {modelFormat: {name: llama, version: "1.0.0"}, modelFramework: {name: transformers}, modelArchitecture: llama, modelParameterSize: 7B, storage: {storageUri: "hf://t/m"}}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: test-model}
+spec: {modelFormat: {name: different}, storage: {storageUri: "hf://t/d"}}
+---
+"#;
 
 /// W06: the BaseModel in the namespace wins over the ClusterBaseModel of the same name.
 #[test]
@@ -138,10 +159,33 @@ fn named_runtime_lookup_by_kind() {
 /// auto-selection.
 #[test]
 fn inheritance() {
-    let profile = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: profile\n  annotations: {ome.io/runtime-profile: \"true\"}\nspec:\n  disabled: true\n  engineConfig:\n    runner: {name: ome-container, image: profile-image, command: [serve, --port=8080]}\n    tolerations: [{key: gpu, operator: Exists}]\n---\n";
+    let profile = r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: profile
+  annotations: {ome.io/runtime-profile: "true"}
+spec:
+  disabled: true
+  engineConfig:
+    runner: {name: ome-container, image: profile-image, command: [serve, --port=8080]}
+    tolerations: [{key: gpu, operator: Exists}]
+---
+"#;
     let child = |disabled: &str, extra: &str| {
         format!(
-            "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: child\n  namespace: test-namespace\n  annotations: {{ome.io/inherit-from: profile}}\nspec:\n{disabled}  supportedModelFormats:\n    - {{modelFormat: {{name: llama, version: \"1.0.0\"}}, modelFramework: {{name: transformers}}, modelArchitecture: llama, autoSelect: true}}\n  engineConfig:\n    runner: {{name: ome-container, args: [--tp-size=1]{extra}}}\n---\n"
+            r#"apiVersion: ome.io/v1beta1
+kind: ServingRuntime
+metadata:
+  name: child
+  namespace: test-namespace
+  annotations: {{ome.io/inherit-from: profile}}
+spec:
+{disabled}  supportedModelFormats:
+    - {{modelFormat: {{name: llama, version: "1.0.0"}}, modelFramework: {{name: transformers}}, modelArchitecture: llama, autoSelect: true}}
+  engineConfig:
+    runner: {{name: ome-container, args: [--tp-size=1]{extra}}}
+---
+"#
         )
     };
     let r = render(&format!(
@@ -194,7 +238,13 @@ fn inheritance() {
     );
 
     // A cycle.
-    let cyclic = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: loop\n  annotations: {ome.io/inherit-from: loop}\nspec: {}\n";
+    let cyclic = r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: loop
+  annotations: {ome.io/inherit-from: loop}
+spec: {}
+";
     let r = render(cyclic);
     assert_eq!(
         messages(&r),
@@ -204,8 +254,20 @@ fn inheritance() {
     let chain = |n: usize| {
         (0..n)
             .map(|i| {
-                let parent = if i == 0 { String::new() } else { format!("\n  annotations: {{ome.io/inherit-from: r{}}}", i - 1) };
-                format!("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: r{i}{parent}\nspec: {{}}\n---\n")
+                let parent = if i == 0 {
+                    String::new()
+                } else {
+                    format!("\n  annotations: {{ome.io/inherit-from: r{}}}", i - 1)
+                };
+                format!(
+                    r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: r{i}{parent}
+spec: {{}}
+---
+"
+                )
             })
             .collect::<String>()
     };
