@@ -226,6 +226,16 @@ fn models_that_need_the_model_agent() {
             .iter()
             .all(|d| d.severity == crate::diagnostics::Severity::Warning)
     );
+    // The closing requirements note lists the agent (no API beyond Kubernetes' own here).
+    let needs = with_code(&r, Code::ApisNeeded);
+    assert_eq!(needs.len(), 1, "{:?}", r.diags);
+    assert!(
+        needs[0]
+            .message
+            .starts_with("the output needs OME's model agent"),
+        "{}",
+        needs[0].message
+    );
 
     let options = Options {
         namespace: "default".into(),
@@ -243,6 +253,25 @@ fn models_that_need_the_model_agent() {
     assert_eq!(agent.len(), 1, "{:?}", r.diags);
     assert_eq!(agent[0].severity, crate::diagnostics::Severity::Note);
     assert_eq!(with_code(&r, Code::ModelAgentUnsupported).len(), 2);
+    // The settings say the agent runs: the requirements note has nothing left to list.
+    assert!(with_code(&r, Code::ApisNeeded).is_empty(), "{:?}", r.diags);
+}
+
+/// With APIs beyond Kubernetes' own, the requirements note lists them, then the agent.
+#[test]
+fn the_requirements_note_lists_apis_then_the_model_agent() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        lws_runtime("[serve]"),
+        isvc("", "  engine: {}\n")
+    ));
+    let needs = with_code(&r, Code::ApisNeeded);
+    assert_eq!(needs.len(), 1, "{:?}", r.diags);
+    assert!(
+        needs[0].message.starts_with("the output needs these APIs beyond Kubernetes' own: leaderworkerset.x-k8s.io/v1/LeaderWorkerSet; and OME's model agent"),
+        "{}",
+        needs[0].message
+    );
 }
 
 /// A single-pod runtime for the overlay tests.
