@@ -216,6 +216,9 @@ pub(crate) enum Code {
     ModelAgent,
     /// A model on storage OME's model agent cannot download: its pods never schedule.
     ModelAgentUnsupported,
+    /// A model overlay OME skips (not found, disabled): the pods run without it
+    /// (SEMANTICS.md#overlays).
+    OverlaySkipped,
 }
 
 impl Code {
@@ -306,6 +309,7 @@ impl Code {
             Code::OmePassthrough => "ome::render::ome-passthrough",
             Code::ModelAgent => "ome::model::agent",
             Code::ModelAgentUnsupported => "ome::model::agent-unsupported",
+            Code::OverlaySkipped => "ome::model::overlay-skipped",
         }
     }
 }

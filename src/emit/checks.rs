@@ -15,10 +15,13 @@ use std::hash::{Hash, Hasher};
 
 /// The cluster APIs rendered objects need (SEMANTICS.md#api-versions): with a list, an error
 /// for each rendered object whose API it lacks; without one, a note naming the APIs beyond
-/// Kubernetes' own that the output needs. Passed-through objects are the user's to check.
+/// Kubernetes' own that the output needs, and OME's model agent when `model_agent` says
+/// rendered pods wait for it and the settings do not say it runs (SEMANTICS.md#model-agent).
+/// Passed-through objects are the user's to check.
 pub(crate) fn apis(
     objects: &[Rendered],
     listed: Option<&ApiVersions>,
+    model_agent: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
     let rendered = objects.iter().filter(|o| o.source.is_some());
@@ -51,16 +54,25 @@ pub(crate) fn apis(
                 .filter(|o| !unlisted.serves(&o.api_version, &o.kind))
                 .map(|o| format!("{}/{}", o.api_version, o.kind))
                 .collect();
-            if !needed.is_empty() {
-                let list = needed.into_iter().collect::<Vec<_>>().join(", ");
-                diags.push(
-                    Diagnostic::note(
-                        Code::ApisNeeded,
-                        format!("the output needs these APIs beyond Kubernetes' own: {list}"),
-                    )
-                    .help("list the APIs the cluster serves (`--api-versions` or `apiVersions:` in ome-render.yaml) to have each object checked against them"),
-                );
-            }
+            const AGENT: &str = "OME's model agent, which rendered pods wait for (the chart's modelAgent.enabled, off by default)";
+            const API_HELP: &str = "list the APIs the cluster serves (`--api-versions` or `apiVersions:` in ome-render.yaml) to have each object checked against them";
+            const AGENT_HELP: &str = "run the model agent and say so with `modelAgent: {enabled: true}` in ome-render.yaml";
+            let list = needed.into_iter().collect::<Vec<_>>().join(", ");
+            let (message, help) = match (list.is_empty(), model_agent) {
+                (true, false) => return,
+                (false, false) => (
+                    format!("the output needs these APIs beyond Kubernetes' own: {list}"),
+                    API_HELP.to_string(),
+                ),
+                (false, true) => (
+                    format!(
+                        "the output needs these APIs beyond Kubernetes' own: {list}; and {AGENT}"
+                    ),
+                    format!("{API_HELP}; {AGENT_HELP}"),
+                ),
+                (true, true) => (format!("the output needs {AGENT}"), AGENT_HELP.to_string()),
+            };
+            diags.push(Diagnostic::note(Code::ApisNeeded, message).help(help));
         }
     }
 }

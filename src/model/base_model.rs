@@ -34,6 +34,8 @@ pub(crate) struct BaseModel {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Storage {
+    /// Whether `spec.storage` is written at all (OME gives an overlay without it no path).
+    pub(crate) present: bool,
     pub(crate) storage_uri: Option<String>,
     pub(crate) path: Option<String>,
     pub(crate) key: Option<String>,
@@ -63,6 +65,7 @@ impl BaseModel {
         let storage = r.map(spec, "storage", "spec");
         let storage = match storage {
             Some(s) => Storage {
+                present: true,
                 storage_uri: r.str(s, "storageUri", "spec.storage"),
                 path: r.str(s, "path", "spec.storage"),
                 key: r.str(s, "key", "spec.storage"),

@@ -48,6 +48,41 @@ pub(crate) struct InferenceService {
 pub(crate) struct ModelRef {
     pub(crate) name: String,
     pub(crate) pos: Pos,
+    /// `spec.model.overlays`, in order (SEMANTICS.md#overlays).
+    pub(crate) overlays: Vec<OverlayRef>,
+}
+
+/// One entry of `spec.model.overlays`: another model mounted beside the primary one.
+#[derive(Clone, Debug)]
+pub(crate) struct OverlayRef {
+    pub(crate) name: String,
+    /// `kind`; `None` means the CRD default, `ClusterBaseModel`.
+    pub(crate) kind: Option<String>,
+    /// `apiGroup`; `None` means the CRD default, `ome.io`.
+    pub(crate) api_group: Option<String>,
+    /// Where the entry is written.
+    pub(crate) pos: Pos,
+}
+
+/// The environment variable OME v1.3 gives an overlay: `OVERLAY_<NAME>_MODEL_PATH`, the
+/// name upper-cased with `-` made `_` and every other character kept (SEMANTICS.md#overlays).
+/// Upper-casing is Go's, one character for one: a character whose capital is several
+/// (`ß`) stays as it is.
+pub(crate) fn overlay_env_name(name: &str) -> String {
+    let upper: String = name
+        .chars()
+        .map(|c| {
+            if c == '-' {
+                return '_';
+            }
+            let mut up = c.to_uppercase();
+            match (up.next(), up.next()) {
+                (Some(u), None) => u,
+                _ => c,
+            }
+        })
+        .collect();
+    format!("OVERLAY_{upper}_MODEL_PATH")
 }
 
 #[derive(Clone, Debug)]
@@ -154,9 +189,29 @@ impl InferenceService {
         let model = r.map(spec, "model", "spec").map(|m| {
             // `kind` is checked for its type; the lookup doesn't use it (SEMANTICS.md, "Models").
             r.str(m, "kind", "spec.model");
+            let overlays = r
+                .seq(m, "overlays", "spec.model")
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+                .filter_map(|(i, o)| {
+                    let path = format!("spec.model.overlays[{i}]");
+                    if o.as_map().is_none() {
+                        r.invalid(o, &path, "a map");
+                        return None;
+                    }
+                    Some(OverlayRef {
+                        name: r.str(o, "name", &path).unwrap_or_default(),
+                        kind: r.str(o, "kind", &path),
+                        api_group: r.str(o, "apiGroup", &path),
+                        pos: o.pos,
+                    })
+                })
+                .collect();
             ModelRef {
                 name: r.str(m, "name", "spec.model").unwrap_or_default(),
                 pos: m.get("name").map_or(m.pos, |n| n.pos),
+                overlays,
             }
         });
         let runtime = r.map(spec, "runtime", "spec").map(|m| RuntimeRef {

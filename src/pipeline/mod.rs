@@ -3,7 +3,7 @@
 //! checks → filter and order. Shared by `render`, `check` and `explain`.
 
 use crate::catalog::{self, Catalog};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::diff::normalise::{Normalise, fingerprint};
 use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
@@ -388,7 +388,16 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
     lap("resolve and render");
     render::model_agent::dedup(&mut diags);
     emit::checks::collisions(&objects, &options.namespace, &mut diags);
-    emit::checks::apis(&objects, settings.api_versions.as_ref(), &mut diags);
+    // Pods wait for the model agent, which the settings don't say runs: its warning.
+    let model_agent = diags
+        .iter()
+        .any(|d| d.code == Code::ModelAgent && d.severity == Severity::Warning);
+    emit::checks::apis(
+        &objects,
+        settings.api_versions.as_ref(),
+        model_agent,
+        &mut diags,
+    );
     emit::checks::pod_monitors(
         &objects,
         settings.api_versions.as_ref(),

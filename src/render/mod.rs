@@ -292,6 +292,7 @@ impl<'a> Component<'a> {
             default_probe: true,
             runtime_spec: &self.resolution.runtime.spec,
             model: self.resolution.model,
+            overlays: &self.resolution.overlays,
             class: self.accelerator.class,
             accelerator_config: self.accelerator.config,
             settings: self.settings,

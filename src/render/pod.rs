@@ -1,20 +1,22 @@
 //! The pod template of one component, built from the merged component (SEMANTICS.md#pods,
 //! in OME v1.3's order):
 //!
-//! 1. on the runner container: `MODEL_PATH`, the class's `environmentOverride`, the model
-//!    mount, the class's resources, `runtimeArgsOverride` and the TP/PP rewrite, then
+//! 1. on the runner container: `MODEL_PATH`, the overlays' `OVERLAY_<NAME>_MODEL_PATH`, the
+//!    class's `environmentOverride`, the model mount, the overlays' mounts, the class's resources, `runtimeArgsOverride` and the TP/PP rewrite, then
 //!    `PARALLELISM_SIZE`;
 //! 2. the runner goes into the pod's container of the same name (appended when none);
 //! 3. placeholders are expanded in that one container;
-//! 4. the model volume, node selector and class affinity are added to the pod;
+//! 4. the model volume, the overlays' volumes, node selector and class affinity are added to the pod;
 //! 5. OME's own defaults that differ from Kubernetes' are filled in (SEMANTICS.md#choice-api-defaults).
 
 use super::placeholders;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::merge::{args, strategic};
+use crate::model::inference_service::overlay_env_name;
 use crate::model::runtime::AcceleratorModelConfig;
 use crate::model::schema::POD_FIELDS;
 use crate::model::{AcceleratorClass, BaseModel, InferenceService, Role, Settings};
+use crate::select::overlays::Overlay;
 use crate::yaml::{Map, Node, Pos, Value};
 use std::collections::HashMap;
 
@@ -117,6 +119,8 @@ pub(crate) struct PodInputs<'a> {
     /// The runtime's whole spec (its top-level `nodeSelector`).
     pub(crate) runtime_spec: &'a Node,
     pub(crate) model: Option<&'a BaseModel>,
+    /// `spec.model.overlays`, mounted or skipped (SEMANTICS.md#overlays).
+    pub(crate) overlays: &'a [Overlay<'a>],
     pub(crate) class: Option<&'a AcceleratorClass>,
     /// `acceleratorConfig[class]` of the best supported-format entry.
     pub(crate) accelerator_config: Option<&'a AcceleratorModelConfig>,
@@ -197,6 +201,11 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
             };
             append_env_if_absent(runner, "MODEL_PATH", path, at);
         }
+        if inputs.role != Role::Router {
+            for (name, value) in inputs.overlays.iter().filter_map(overlay_env) {
+                append_env_if_absent(runner, &name, &value, Pos::NONE);
+            }
+        }
         if let Some(config) = inputs.accelerator_config {
             for (message, pos) in set_envs(runner, &config.environment_override) {
                 diags.push(
@@ -208,6 +217,9 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
         }
         if serves_model {
             add_model_mount(runner, inputs.model, &storage);
+        }
+        if inputs.role != Role::Router {
+            add_overlay_mounts(runner, inputs.overlays);
         }
         if inputs.role != Role::Router {
             apply_class_resources(runner, inputs);
@@ -356,6 +368,7 @@ pub(crate) fn build_pod(inputs: &PodInputs<'_>, diags: &mut Problems) -> Option<
     if serves_model || (inputs.role == Role::Router && inputs.model.is_some()) {
         add_model_volume(&mut pod, inputs.model, &storage);
     }
+    add_overlay_volumes(&mut pod, inputs.overlays);
     if inputs.role != Role::Router {
         apply_node_selector(&mut pod, inputs, &storage);
         apply_class_affinity(&mut pod, inputs);
@@ -516,6 +529,93 @@ fn add_model_volume(pod: &mut Map, model: Option<&BaseModel>, storage: &ModelSto
     let volumes = pod.entry_or("volumes", || Node::seq(Vec::new()));
     if let Some(list) = volumes.as_seq_mut() {
         list.push(Node::map(volume));
+    }
+}
+
+/// Where an overlay's model reaches the pod (SEMANTICS.md#overlays): a claim, or a path on
+/// the node (`storage.path`, even empty, as OME reads it).
+enum OverlaySource<'m> {
+    Pvc { claim: String, sub_path: String },
+    HostPath(&'m str),
+}
+
+fn overlay_source(model: &BaseModel) -> Option<OverlaySource<'_>> {
+    if let Some((claim, sub_path)) = model.storage.storage_uri.as_deref().and_then(parse_pvc_uri) {
+        return Some(OverlaySource::Pvc { claim, sub_path });
+    }
+    model.storage.path.as_deref().map(OverlaySource::HostPath)
+}
+
+/// `/opt/ml/model-overlays/<name>`, where OME mounts an overlay.
+fn overlay_mount_path(name: &str) -> String {
+    format!("/opt/ml/model-overlays/{name}")
+}
+
+fn overlay_volume_name(name: &str) -> String {
+    format!("model-overlay-{name}")
+}
+
+/// `OVERLAY_<NAME>_MODEL_PATH` and the mount path, for a mounted overlay whose model has a
+/// `spec.storage` (OME sets it even when nothing is mounted there).
+fn overlay_env(overlay: &Overlay<'_>) -> Option<(String, String)> {
+    let model = overlay.model()?;
+    let name = &overlay.reference.name;
+    model
+        .storage
+        .present
+        .then(|| (overlay_env_name(name), overlay_mount_path(name)))
+}
+
+/// Each mounted overlay's read-only mount, appended in order (OME appends without looking).
+fn add_overlay_mounts(container: &mut Map, overlays: &[Overlay<'_>]) {
+    for overlay in overlays {
+        let Some(source) = overlay.model().and_then(overlay_source) else {
+            continue;
+        };
+        let name = &overlay.reference.name;
+        let mut mount = crate::map! {
+            "name" => Node::str(overlay_volume_name(name)),
+            "mountPath" => Node::str(overlay_mount_path(name)),
+            "readOnly" => Node::bool(true),
+        };
+        if let OverlaySource::Pvc { sub_path, .. } = source {
+            mount.insert("subPath", Node::str(sub_path));
+        }
+        let mounts = container.entry_or("volumeMounts", || Node::seq(Vec::new()));
+        if let Some(list) = mounts.as_seq_mut() {
+            list.push(Node::map(mount));
+        }
+    }
+}
+
+/// Each mounted overlay's volume, unless the pod has a volume of that name.
+fn add_overlay_volumes(pod: &mut Map, overlays: &[Overlay<'_>]) {
+    for overlay in overlays {
+        let Some(source) = overlay.model().and_then(overlay_source) else {
+            continue;
+        };
+        let name = overlay_volume_name(&overlay.reference.name);
+        let volume = match source {
+            OverlaySource::Pvc { claim, .. } => crate::map! {
+                "name" => Node::str(&name),
+                "persistentVolumeClaim" => Node::map(crate::map! {
+                    "claimName" => Node::str(claim),
+                    "readOnly" => Node::bool(true),
+                }),
+            },
+            OverlaySource::HostPath(path) => crate::map! {
+                "name" => Node::str(&name),
+                "hostPath" => Node::map(crate::map! { "path" => Node::str(path) }),
+            },
+        };
+        let volumes = pod.entry_or("volumes", || Node::seq(Vec::new()));
+        if let Some(list) = volumes.as_seq_mut()
+            && !list
+                .iter()
+                .any(|v| v.str_at(&["name"]) == Some(name.as_str()))
+        {
+            list.push(Node::map(volume));
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //!   accelerator settings, annotated with where each value comes from;
 //! - [`pins`]: which revision a pinned InferenceService renders from, and `pin`'s plan;
 //! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
+//! - [`overlays`]: the models `spec.model.overlays` mounts beside it;
 //! - [`accelerator_policy`]: the accelerator class of each engine and decoder;
 //! - [`tree`]: a runtime's inheritance tree and its users, for `ome-render tree`.
 //!
@@ -28,6 +29,7 @@ pub(crate) mod effective;
 pub(crate) mod explain;
 pub(crate) mod matcher;
 pub(crate) mod named;
+pub(crate) mod overlays;
 pub(crate) mod pins;
 pub(crate) mod request;
 pub(crate) mod resolve;

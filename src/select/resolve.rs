@@ -7,6 +7,7 @@ use super::auto::{Candidate, RuntimeIndex, SelectError, admission_error, auto_se
 use super::named::{
     NamedCheck, check_named, disabled_error, runtime_not_found, serving_runtime_not_found,
 };
+use super::overlays::Overlay;
 use super::pins;
 use super::request::Request;
 use super::scorer::best_entry;
@@ -27,6 +28,8 @@ use crate::yaml::Pos;
 /// engine and decoder. Rendering only applies it.
 pub(crate) struct Resolution<'a> {
     pub(crate) model: Option<&'a BaseModel>,
+    /// `spec.model.overlays`, mounted or skipped, in order (SEMANTICS.md#overlays).
+    pub(crate) overlays: Vec<Overlay<'a>>,
     pub(crate) runtime_name: &'a str,
     /// The spec the pods are built from (inherited when the runtime was named).
     pub(crate) runtime: &'a RuntimeSpec,
@@ -226,10 +229,12 @@ fn accelerator<'a>(
 }
 
 /// The resolution of `isvc` to `runtime_name` with `runtime`, its accelerators chosen.
+#[allow(clippy::too_many_arguments)]
 fn resolution<'a>(
     isvc: &InferenceService,
     catalog: &'a Catalog,
     model: Option<&'a BaseModel>,
+    overlays: Vec<Overlay<'a>>,
     runtime_name: &'a str,
     runtime: &'a RuntimeSpec,
     chosen: Chosen<'a>,
@@ -237,6 +242,7 @@ fn resolution<'a>(
 ) -> Resolution<'a> {
     Resolution {
         model,
+        overlays,
         runtime_name,
         runtime,
         chosen,
@@ -428,6 +434,7 @@ pub(crate) fn resolve<'a>(
         return None;
     }
     let model = resolve_model(isvc, catalog, diags).ok()?;
+    let overlays = super::overlays::resolve(isvc, catalog, diags).ok()?;
     let request = Request::from_inference_service(isvc);
 
     // An empty runtime name is no runtime, as OME's webhook reads it (a missing one is the
@@ -579,7 +586,9 @@ pub(crate) fn resolve<'a>(
             },
             revision,
         };
-        return Some(resolution(isvc, catalog, model, name, spec, chosen, entry));
+        return Some(resolution(
+            isvc, catalog, model, overlays, name, spec, chosen, entry,
+        ));
     }
 
     // Auto-selection: a model is required (checked above: no runtime means a model).
@@ -599,6 +608,7 @@ pub(crate) fn resolve<'a>(
                 isvc,
                 catalog,
                 Some(model),
+                overlays,
                 selection.runtime.name,
                 selection.runtime.spec,
                 Chosen {

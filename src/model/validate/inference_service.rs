@@ -15,6 +15,7 @@ use crate::go::{self, Json};
 use crate::model::InferenceService;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
+use crate::model::inference_service::overlay_env_name;
 use crate::yaml::{Map, Node};
 use std::collections::{HashMap, HashSet};
 
@@ -971,28 +972,10 @@ fn model_or_runtime(f: &mut Findings<'_>, spec: &Node) {
     f.push(d);
 }
 
-/// The environment variable OME names after an overlay: `OVERLAY_<NAME>_MODEL_PATH`.
-fn overlay_env(name: &str) -> String {
-    let upper: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("OVERLAY_{upper}_MODEL_PATH")
-}
-
-/// Fine-tuned weights and overlays: admitted by OME, not rendered by ome-render yet
+/// Fine-tuned weights: admitted by OME, not rendered by ome-render yet
 /// (SEMANTICS.md#choice-not-rendered).
 fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
-    for (key, what) in [
-        ("fineTunedWeights", "fine-tuned weights"),
-        ("overlays", "model overlays"),
-    ] {
+    for (key, what) in [("fineTunedWeights", "fine-tuned weights")] {
         if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
             let d = f
                 .error(
@@ -1007,7 +990,7 @@ fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
     }
 }
 
-/// ISVC-36: the structure of `spec.model.overlays` (which are not rendered yet).
+/// ISVC-36: the structure of `spec.model.overlays`.
 fn overlays(f: &mut Findings<'_>, spec: &Node) {
     let Some(items) = spec.at(&["model", "overlays"]).and_then(Node::as_seq) else {
         return;
@@ -1030,7 +1013,7 @@ fn overlays(f: &mut Findings<'_>, spec: &Node) {
                 go::quote(name)
             ))
         } else {
-            let env = overlay_env(name);
+            let env = overlay_env_name(name);
             let clash = envs.get(&env).copied();
             seen.insert(name);
             envs.entry(env.clone()).or_insert(name);

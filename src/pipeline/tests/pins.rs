@@ -149,7 +149,7 @@ fn messages(r: &Rendering) -> Vec<String> {
         .filter(|d| {
             !matches!(
                 d.code,
-                Code::RuntimeAutoSelected | Code::ModelAgent | Code::Monitoring
+                Code::RuntimeAutoSelected | Code::ModelAgent | Code::Monitoring | Code::ApisNeeded
             )
         })
         .map(|d| format!("{:?} {}: {}", d.severity, d.code, d.message))

@@ -324,6 +324,16 @@ fn models_that_need_the_model_agent() {
             .iter()
             .all(|d| d.severity == crate::diagnostics::Severity::Warning)
     );
+    // The closing requirements note lists the agent (no API beyond Kubernetes' own here).
+    let needs = with_code(&r, Code::ApisNeeded);
+    assert_eq!(needs.len(), 1, "{:?}", r.diags);
+    assert!(
+        needs[0]
+            .message
+            .starts_with("the output needs OME's model agent"),
+        "{}",
+        needs[0].message
+    );
 
     let options = Options {
         namespace: "default".into(),
@@ -341,4 +351,189 @@ fn models_that_need_the_model_agent() {
     assert_eq!(agent.len(), 1, "{:?}", r.diags);
     assert_eq!(agent[0].severity, crate::diagnostics::Severity::Note);
     assert_eq!(with_code(&r, Code::ModelAgentUnsupported).len(), 2);
+    // The settings say the agent runs: the requirements note has nothing left to list.
+    assert!(with_code(&r, Code::ApisNeeded).is_empty(), "{:?}", r.diags);
+}
+
+/// With APIs beyond Kubernetes' own, the requirements note lists them, then the agent.
+#[test]
+fn the_requirements_note_lists_apis_then_the_model_agent() {
+    let r = render(&format!(
+        "{MODEL}{}{}",
+        lws_runtime("[serve]"),
+        isvc("", "  engine: {}\n")
+    ));
+    let needs = with_code(&r, Code::ApisNeeded);
+    assert_eq!(needs.len(), 1, "{:?}", r.diags);
+    assert!(
+        needs[0].message.starts_with("the output needs these APIs beyond Kubernetes' own: leaderworkerset.x-k8s.io/v1/LeaderWorkerSet; and OME's model agent"),
+        "{}",
+        needs[0].message
+    );
+}
+
+/// A single-pod runtime for the overlay tests.
+const OVERLAY_RUNTIME: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    runner: {name: ome-container, image: i, env: [{name: OVERLAY_MINE_MODEL_PATH, value: own}]}\n  routerConfig:\n    runner: {name: router, image: r}\n---\n";
+
+/// The overlay models: on a claim, on the node, disabled, a BaseModel.
+const OVERLAY_MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: lora-a\nspec:\n  storage: {storageUri: \"pvc://ns:adapters/lora/a\"}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: draft\nspec:\n  storage: {storageUri: \"hf://org/draft\", path: /raid/draft}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: mine\nspec:\n  storage: {storageUri: \"hf://org/mine\", path: /raid/mine}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: off\nspec:\n  disabled: true\n  storage: {storageUri: \"hf://org/off\", path: /raid/off}\n---\napiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata:\n  name: local\n  namespace: ns\nspec:\n  storage: {storageUri: \"hf://org/local\", path: /raid/local}\n---\n";
+
+fn overlay_render(overlays: &str) -> Rendering {
+    render(&format!(
+        "{MODEL}{OVERLAY_RUNTIME}{OVERLAY_MODELS}{}",
+        isvc("", &format!("  engine: {{}}\n  router: {{}}\n---\n")).replace(
+            "model: {name: base-model}",
+            &format!("model: {{name: base-model, overlays: {overlays}}}")
+        )
+    ))
+}
+
+fn names(list: Option<&crate::yaml::Node>, key: &str) -> Vec<String> {
+    list.and_then(crate::yaml::Node::as_seq)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|n| n.str_at(&[key]).map(str::to_string))
+        .collect()
+}
+
+/// v1.3 mounts each overlay read-only under /opt/ml/model-overlays/<name> (a claim with its
+/// sub path, a node path as a hostPath), and sets OVERLAY_<NAME>_MODEL_PATH after MODEL_PATH,
+/// in the overlays' order, keeping a variable the runner sets itself.
+/// The router gets the volumes only; the BaseModel kind looks in the namespace.
+#[test]
+fn overlays_are_mounted_as_v13_mounts_them() {
+    let r = overlay_render(
+        "[{name: lora-a}, {name: draft}, {name: mine}, {name: local, kind: BaseModel}]",
+    );
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let pod = object(&r, "Deployment", "svc-engine")
+        .at(&["spec", "template", "spec"])
+        .unwrap();
+    let c = &pod.get("containers").unwrap().as_seq().unwrap()[0];
+    let env: Vec<(String, String)> = c
+        .get("env")
+        .unwrap()
+        .as_seq()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e.str_at(&["name"]).unwrap().to_string(),
+                e.str_at(&["value"]).unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    assert_eq!(
+        env,
+        [
+            ("OVERLAY_MINE_MODEL_PATH", "own"),
+            ("MODEL_PATH", "/models/base"),
+            ("OVERLAY_LORA_A_MODEL_PATH", "/opt/ml/model-overlays/lora-a"),
+            ("OVERLAY_DRAFT_MODEL_PATH", "/opt/ml/model-overlays/draft"),
+            ("OVERLAY_LOCAL_MODEL_PATH", "/opt/ml/model-overlays/local"),
+        ]
+    );
+    assert_eq!(
+        json(c.get("volumeMounts")),
+        r#"[{"name":"base-model","mountPath":"/models/base","readOnly":true},{"name":"model-overlay-lora-a","mountPath":"/opt/ml/model-overlays/lora-a","readOnly":true,"subPath":"lora/a"},{"name":"model-overlay-draft","mountPath":"/opt/ml/model-overlays/draft","readOnly":true},{"name":"model-overlay-mine","mountPath":"/opt/ml/model-overlays/mine","readOnly":true},{"name":"model-overlay-local","mountPath":"/opt/ml/model-overlays/local","readOnly":true}]"#
+    );
+    let volumes = r#"[{"name":"base-model","hostPath":{"path":"/models/base"}},{"name":"model-overlay-lora-a","persistentVolumeClaim":{"claimName":"adapters","readOnly":true}},{"name":"model-overlay-draft","hostPath":{"path":"/raid/draft"}},{"name":"model-overlay-mine","hostPath":{"path":"/raid/mine"}},{"name":"model-overlay-local","hostPath":{"path":"/raid/local"}}]"#;
+    assert_eq!(json(pod.get("volumes")), volumes);
+    // The router: the same volumes, no mounts, no variables.
+    let router = object(&r, "Deployment", "svc-router")
+        .at(&["spec", "template", "spec"])
+        .unwrap();
+    assert_eq!(json(router.get("volumes")), volumes);
+    let rc = &router.get("containers").unwrap().as_seq().unwrap()[0];
+    assert!(names(rc.get("volumeMounts"), "name").is_empty());
+    assert!(
+        names(rc.get("env"), "name")
+            .iter()
+            .all(|n| !n.starts_with("OVERLAY_"))
+    );
+    assert!(with_code(&r, Code::OverlaySkipped).is_empty());
+}
+
+/// v1.3 skips a missing or disabled overlay (its status lists the reason) and renders the
+/// pods without it: a warning names the overlay and the reason. The kind defaults to
+/// ClusterBaseModel, so a BaseModel named without `kind` is not found.
+#[test]
+fn missing_and_disabled_overlays_are_skipped_with_a_warning() {
+    let r = overlay_render("[{name: lora-b}, {name: off}, {name: local}, {name: lora-a}]");
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let skipped: Vec<&str> = with_code(&r, Code::OverlaySkipped)
+        .iter()
+        .map(|d| {
+            assert!(!d.is_error());
+            d.message.as_str()
+        })
+        .collect();
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    assert!(skipped[0].starts_with("overlay \"lora-b\" not found: OME v1.3 skips it"));
+    assert!(skipped[1].starts_with("overlay \"off\" is disabled: OME v1.3 skips it"));
+    assert!(skipped[2].starts_with("overlay \"local\" not found"));
+    let d = with_code(&r, Code::OverlaySkipped)[0];
+    assert_eq!(d.help.as_deref(), Some("did you mean `lora-a`?"));
+    let pod = object(&r, "Deployment", "svc-engine")
+        .at(&["spec", "template", "spec"])
+        .unwrap();
+    assert_eq!(
+        names(pod.get("volumes"), "name"),
+        ["base-model", "model-overlay-lora-a"]
+    );
+}
+
+/// An unknown kind or API group stops OME's reconcile (`resolve overlay …`); a sharded
+/// overlay is not rendered, as a sharded model is not.
+#[test]
+fn unresolvable_and_sharded_overlays_are_errors() {
+    let r = overlay_render("[{name: lora-a, kind: Model}]");
+    assert_eq!(
+        errors(&r),
+        ["resolve overlay \"lora-a\": unsupported model kind \"Model\""]
+    );
+    assert!(r.objects.is_empty());
+    let r = overlay_render("[{name: lora-a, apiGroup: example.com}]");
+    assert_eq!(
+        errors(&r),
+        ["resolve overlay \"lora-a\": unsupported model API group \"example.com\""]
+    );
+    let r = render(&format!(
+        "{MODEL}{OVERLAY_RUNTIME}apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: big\nspec:\n  distribution: Sharded\n  storage: {{storageUri: \"s3://b/big\"}}\n---\n{}",
+        isvc("", "  engine: {}\n").replace(
+            "model: {name: base-model}",
+            "model: {name: base-model, overlays: [{name: big}]}"
+        )
+    ));
+    let e = with_code(&r, Code::UnsupportedMode);
+    assert_eq!(e.len(), 1, "{:?}", errors(&r));
+    assert!(
+        e[0].message
+            .starts_with("overlay \"big\" is a sharded model")
+    );
+}
+
+/// v1.3 names the volume `model-overlay-<name>`: a model name with a dot gives a volume name
+/// the API server refuses, and the render says so (the variable would keep the dot:
+/// `OVERLAY_DRAFT.V2_MODEL_PATH`).
+#[test]
+fn a_dotted_overlay_name_is_a_volume_name_the_api_server_refuses() {
+    let r = render(&format!(
+        "{MODEL}{OVERLAY_RUNTIME}apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: draft.v2\nspec:\n  storage: {{storageUri: \"hf://org/draft\", path: /raid/draft}}\n---\n{}",
+        isvc("", "  engine: {}\n").replace(
+            "model: {name: base-model}",
+            "model: {name: base-model, overlays: [{name: draft.v2}]}"
+        )
+    ));
+    let e = errors(&r);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("\"model-overlay-draft.v2\": must not contain dots")),
+        "{e:?}"
+    );
+    assert_eq!(
+        crate::model::inference_service::overlay_env_name("draft.v2-ß"),
+        "OVERLAY_DRAFT.V2_ß_MODEL_PATH"
+    );
 }

@@ -19,7 +19,9 @@ fn messages(r: &Rendering) -> Vec<String> {
         .filter(|d| {
             !matches!(
                 d.code,
-                crate::diagnostics::Code::ModelAgent | crate::diagnostics::Code::Monitoring
+                crate::diagnostics::Code::ModelAgent
+                    | crate::diagnostics::Code::Monitoring
+                    | crate::diagnostics::Code::ApisNeeded
             )
         })
         .map(|d| format!("{:?}: {}", d.severity, d.message))
