@@ -237,8 +237,7 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             );
         }
     }
-    // As `render` does: freeing both renders costs time for nothing right before exit.
-    std::mem::forget((base, head, report));
+    pipeline::leave_to_exit((base, head, report));
     status
 }
 

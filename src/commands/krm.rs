@@ -775,8 +775,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         &opaque,
         &results,
     ));
-    // As `render`: the process ends right away, freeing the trees would only cost time.
-    std::mem::forget(rendering);
+    pipeline::leave_to_exit(rendering);
     status
 }
 

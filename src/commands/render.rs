@@ -33,6 +33,20 @@ fn target(args: &RenderArgs) -> Target {
     }
 }
 
+impl RenderArgs {
+    /// The pipeline options of a render with these arguments (`render`, `render --check`):
+    /// the objects serialised as they are rendered, in the output format.
+    pub(crate) fn options(&self, global: &GlobalArgs) -> pipeline::Options {
+        let mut opts = options(global, &self.paths);
+        opts.load.texts = Texts::Released;
+        opts.keep_ome = self.keep_ome;
+        opts.kinds = self.kinds.clone();
+        opts.serialise = Some(self.format.into());
+        opts.allow_empty = self.allow_empty;
+        opts
+    }
+}
+
 /// A name `--kinds` gives that is no kind at all: a usage error, with the closest kind.
 fn unknown_kinds(rendering: &Rendering) -> Option<ExitStatus> {
     let (name, closest) = rendering.unknown_kinds.first()?;
@@ -53,12 +67,7 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
         return fatal(&message);
     }
     let format = args.format.into();
-    let mut opts = options(global, &args.paths);
-    opts.load.texts = Texts::Released;
-    opts.keep_ome = args.keep_ome;
-    opts.kinds = args.kinds.clone();
-    opts.serialise = Some(format);
-    opts.allow_empty = args.allow_empty;
+    let mut opts = args.options(global);
     opts.file_per_object = matches!(target, Target::Dir(_));
     opts.exit_after = true;
     opts.no_flux_check = super::argocd::under_plugin();
@@ -100,9 +109,7 @@ pub(crate) fn render(global: &GlobalArgs, args: &RenderArgs) -> ExitStatus {
             );
         }
     }
-    // Freeing every tree costs time for nothing: the process is about to exit and the
-    // memory goes back to the system anyway.
-    std::mem::forget(rendering);
+    pipeline::leave_to_exit(rendering);
     status
 }
 
@@ -141,12 +148,7 @@ fn check_committed(global: &GlobalArgs, args: &RenderArgs, path: &Path) -> ExitS
     let shown = path.to_string_lossy().into_owned();
     let is_dir = emit::stale::is_dir(&shown, &committed);
     let format = args.format.into();
-    let mut opts = options(global, &args.paths);
-    opts.load.texts = Texts::Released;
-    opts.keep_ome = args.keep_ome;
-    opts.kinds = args.kinds.clone();
-    opts.serialise = Some(format);
-    opts.allow_empty = args.allow_empty;
+    let mut opts = args.options(global);
     opts.file_per_object = is_dir;
     let mut rendering = match pipeline::run(&opts, &mut read_stdin) {
         Ok(r) => r,

@@ -7,6 +7,7 @@ use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::diff::normalise::{Normalise, fingerprint};
 use crate::emit::kinds::Unmatched;
 use crate::emit::{self, Format};
+use crate::inherit::Inherited;
 use crate::k8s::id::ObjectId;
 use crate::load::{self, LoadError, LoadOptions};
 use crate::model::Settings;
@@ -184,35 +185,162 @@ pub(crate) fn render_texts(files: &[(&str, &str)], options: &Options) -> Renderi
     )
 }
 
-/// Runs the pipeline on loaded objects; `clock` started when loading did.
-fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Rendering {
-    let mut timings = Vec::new();
-    let mut lap = |name: &'static str| {
-        timings.push((name, clock.elapsed()));
-        clock = Instant::now();
+/// The time each step took, for `--timings`; the clock started when loading did.
+struct Laps {
+    clock: Instant,
+    timings: Vec<(&'static str, Duration)>,
+}
+
+impl Laps {
+    fn lap(&mut self, name: &'static str) {
+        self.timings.push((name, self.clock.elapsed()));
+        self.clock = Instant::now();
+    }
+}
+
+/// Runs the pipeline on loaded objects in its named steps (ARCHITECTURE.md): catalog →
+/// admit → select and render (per InferenceService, in parallel) → check → emit. `clock`
+/// started when loading did.
+fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Rendering {
+    let mut laps = Laps {
+        clock,
+        timings: Vec::new(),
     };
     let catalogued = catalog_of(loaded, options);
-    let failed = catalogued.has_errors();
+    if catalogued.has_errors() {
+        return refused(catalogued, laps);
+    }
+    let mut admitted = admit(catalogued, options);
+    laps.lap("load and catalog");
+    let (inherited, inherit_diags) = crate::inherit::resolve_all(&admitted.catalog);
+    admitted.diags.extend(inherit_diags);
+    laps.lap("inherit and index");
+    let mut rendered = render_all(&mut admitted, &inherited, options);
+    if rendered.stopped {
+        // The output limit was passed: its error is all the rendering says.
+        laps.lap("resolve and render");
+        let Admitted {
+            sources,
+            settings,
+            mut diags,
+            ..
+        } = admitted;
+        diags.extend(rendered.diags);
+        crate::diagnostics::sort(&mut diags);
+        return Rendering {
+            sources,
+            diags,
+            timings: laps.timings,
+            settings,
+            ..Rendering::default()
+        };
+    }
+    pass_through(&mut rendered.objects, &mut admitted.catalog, options);
+    if options.exit_after {
+        // The runtimes' views and what they inherit are most of what is left of the catalog.
+        let catalog = &mut admitted.catalog;
+        let runtimes = (
+            std::mem::take(&mut catalog.runtimes),
+            std::mem::take(&mut catalog.cluster_runtimes),
+        );
+        leave_to_exit((runtimes, inherited));
+    } else {
+        drop(inherited);
+    }
+    laps.lap("resolve and render");
+    let Admitted {
+        sources,
+        settings,
+        mut diags,
+        input_kinds,
+        inputs,
+        ..
+    } = admitted;
+    let Output {
+        mut objects,
+        diags: render_diags,
+        resolved,
+        ..
+    } = rendered;
+    diags.extend(render_diags);
+    let unknown_kinds = check(
+        &mut objects,
+        &input_kinds,
+        &sources,
+        &settings,
+        options,
+        &mut diags,
+    );
+    emit_step(&mut objects, options);
+    crate::diagnostics::sort(&mut diags);
+    laps.lap("check, filter and sort");
+    Rendering {
+        sources,
+        objects,
+        diags,
+        timings: laps.timings,
+        unknown_kinds,
+        settings,
+        resolved,
+        inputs,
+    }
+}
+
+/// Leaves `value` to the end of the process instead of freeing it: the one place where
+/// ome-render does so. A render and the KRM function exit once their output is written, and
+/// freeing every tree of the run first costs time for nothing, the memory goes back to the
+/// system anyway (BENCHMARKS.md, "Freeing at exit"). Only for what a command holds until it
+/// returns its exit status, or what the pipeline no longer needs with `Options::exit_after`.
+pub(crate) fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
+/// The catalog step failed: the runtimes' own admission rules (profile, inheritance chain)
+/// are reported too, so that every failing rule shows at once, and nothing renders.
+fn refused(catalogued: Catalogued, mut laps: Laps) -> Rendering {
+    let Catalogued {
+        sources,
+        catalog,
+        settings,
+        mut diags,
+    } = catalogued;
+    laps.lap("load and catalog");
+    diags.extend(crate::inherit::resolve_all(&catalog).1);
+    crate::diagnostics::sort(&mut diags);
+    Rendering {
+        sources,
+        diags,
+        timings: laps.timings,
+        settings,
+        ..Rendering::default()
+    }
+}
+
+/// The catalogued inputs, ready to render: the InferenceServices taken out of the catalog
+/// (each goes once rendered), the consumed objects' trees gone unless they are written.
+struct Admitted {
+    sources: Sources,
+    catalog: Catalog,
+    settings: Settings,
+    diags: Vec<Diagnostic>,
+    /// Every kind of the input, for `--kinds`.
+    input_kinds: BTreeSet<String>,
+    /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
+    inputs: BTreeMap<ObjectId, u64>,
+    #[expect(clippy::vec_box, reason = "as the catalog holds them, moved out whole")]
+    inference_services: Vec<Box<crate::model::InferenceService>>,
+}
+
+/// The admit step: what the catalog holds, checked beyond each object (stale pins), and
+/// what the later steps need of the inputs (their kinds, `diff`'s fingerprints) taken before
+/// the consumed objects' trees go.
+fn admit(catalogued: Catalogued, options: &Options) -> Admitted {
     let Catalogued {
         sources,
         mut catalog,
         settings,
         mut diags,
     } = catalogued;
-    lap("load and catalog");
-    if failed {
-        // The runtimes' own admission rules (profile, inheritance chain) are reported too, so
-        // that every failing rule shows at once.
-        diags.extend(crate::inherit::resolve_all(&catalog).1);
-        crate::diagnostics::sort(&mut diags);
-        return Rendering {
-            sources,
-            diags,
-            timings,
-            settings,
-            ..Rendering::default()
-        };
-    }
     let input_kinds: BTreeSet<String> = catalog
         .passthrough
         .iter()
@@ -246,89 +374,62 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             .for_each(drop);
     }
     diags.extend(crate::select::pins::stale_entries(&catalog));
-    // Each InferenceService's view goes as soon as it is rendered.
     let inference_services = std::mem::take(&mut catalog.inference_services);
-    let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
-    diags.extend(inherit_diags);
-    let resolver = Resolver::new(&catalog, &inherited);
-    lap("inherit and index");
-    let input_bytes = sources.input_bytes();
+    Admitted {
+        sources,
+        catalog,
+        settings,
+        diags,
+        input_kinds,
+        inputs,
+        inference_services,
+    }
+}
+
+/// What the select and render steps give: the objects in render order, their diagnostics,
+/// and with `Options::trace` what each InferenceService resolved to.
+#[derive(Default)]
+struct Output {
+    objects: Vec<Rendered>,
+    diags: Vec<Diagnostic>,
+    resolved: Vec<ResolvedIsvc>,
+    /// The output limit was passed: nothing is rendered, `diags` holds its error alone.
+    stopped: bool,
+}
+
+/// The select and render steps over every InferenceService, in parallel, a slice at a time:
+/// each slice's objects are moved into one list before the next is rendered, since the
+/// objects of every InferenceService, held apart until all are rendered, would sit beside
+/// that list while it is filled (BENCHMARKS.md).
+fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options) -> Output {
+    let catalog = &admitted.catalog;
+    let resolver = Resolver::new(catalog, inherited);
+    let settings = &admitted.settings;
+    let mut out = Output::default();
+    let total = admitted.inference_services.len();
+    let input_bytes = admitted.sources.input_bytes();
     let allowed = catalog.limits.output_bytes(input_bytes);
     let budget = output_limit::OutputBudget::new(allowed);
-    let render_one = |mut isvc: Box<crate::model::InferenceService>| {
-        // OME's admission of the InferenceService as written; when it rejects it, the
-        // model and runtime are still resolved (OME's webhook checks them too) but
-        // nothing is rendered.
-        let mut d = std::mem::take(&mut isvc.admission);
-        let admitted = !d.iter().any(Diagnostic::is_error);
-        let mut summary = None;
-        let mut chose = None;
-        let resolution = resolve(&isvc, &catalog, &resolver, &mut d);
-        // Every resolved InferenceService counts toward the `output-ratio` error; past the
-        // limit, nothing more is rendered.
-        if let Some(resolution) = &resolution {
-            chose = Some(chosen(resolution, &isvc));
-        }
-        let objects = match resolution {
-            Some(resolution) if admitted && !budget.passed() => {
-                let mut objects =
-                    render::render_inference_service(&isvc, &resolution, &settings, &mut d);
-                if let Some(normalise) = &options.normalise {
-                    objects.iter_mut().for_each(|o| normalise.apply(o));
-                }
-                if let Some(format) = options.serialise {
-                    for o in &mut objects {
-                        // The tree is at hand only now: the check points into the input.
-                        let tree = emit::serialise(o, format);
-                        if !options.no_flux_check {
-                            d.extend(emit::checks::flux_substitution(o, tree.as_ref()));
-                        }
-                    }
-                }
-                if options.trace {
-                    summary = Some(resolution.summary(&isvc));
-                }
-                // The serialised bytes (a run that keeps the trees, only tests, counts none).
-                let bytes = objects
-                    .iter()
-                    .map(|o| match &o.body {
-                        crate::rendered::Body::Bytes(b) => b.len() as u64,
-                        crate::rendered::Body::Tree(_) => 0,
-                    })
-                    .sum();
-                if budget.spend(bytes) {
-                    objects
-                } else {
-                    Vec::new()
-                }
-            }
-            _ => Vec::new(),
-        };
-        (objects, d, summary, chose)
-    };
-    // Rendered a slice at a time, each slice's objects moved into one list before the next
-    // is rendered: the objects of every InferenceService, held apart until all are
-    // rendered, would sit beside that list while it is filled (BENCHMARKS.md).
-    let mut objects: Vec<Rendered> = Vec::new();
-    let mut resolved = Vec::new();
-    let total = inference_services.len();
+    let mut choices = output_limit::Choices::default();
     let passing_through = catalog.passthrough.len()
         + if options.keep_ome {
             catalog.consumed.len()
         } else {
             0
         };
-    let mut pending = inference_services.into_iter();
+    let mut pending = std::mem::take(&mut admitted.inference_services).into_iter();
     let mut done = 0;
-    let mut choices = output_limit::Choices::default();
-    let before_rendering = diags.len();
     loop {
         let slice: Vec<_> = pending.by_ref().take(RENDER_SLICE).collect();
         if slice.is_empty() {
             break;
         }
         done += slice.len();
-        let rendered: Vec<_> = slice.into_par_iter().map(render_one).collect();
+        let rendered: Vec<_> = slice
+            .into_par_iter()
+            .map(|isvc| render_one(isvc, catalog, &resolver, settings, options, &budget))
+            .collect();
+        let objects = &mut out.objects;
         let needed = objects.len() + rendered.iter().map(|(o, ..)| o.len()).sum::<usize>();
         if needed > objects.capacity() {
             // The list is sized once for the whole run, from the rate so far: grown by
@@ -338,36 +439,95 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
             objects.reserve_exact(grown(objects.capacity(), expected) - objects.len());
         }
         for (o, d, summary, chose) in rendered {
-            objects.extend(o);
-            diags.extend(d);
-            resolved.extend(summary);
+            out.objects.extend(o);
+            out.diags.extend(d);
+            out.resolved.extend(summary);
             if let Some((key, spec)) = chose {
                 choices.add(key, spec);
             }
         }
         if budget.passed() {
             // Freed now: what follows only resolves.
-            objects = Vec::new();
+            out.objects = Vec::new();
         }
     }
     if budget.passed() {
         // Which InferenceServices were rendered before the limit was passed depends on the
         // threads: their diagnostics are left out, the error names only what every
         // InferenceService's resolution says.
-        diags.truncate(before_rendering);
-        diags.push(choices.error(&catalog, allowed, input_bytes, total));
-        crate::diagnostics::sort(&mut diags);
-        lap("resolve and render");
-        return Rendering {
-            sources,
-            diags,
-            timings,
-            settings,
-            ..Rendering::default()
+        return Output {
+            diags: vec![choices.error(catalog, allowed, input_bytes, total)],
+            stopped: true,
+            ..Output::default()
         };
     }
-    objects.reserve_exact(passing_through);
-    drop(resolver);
+    out.objects.reserve_exact(passing_through);
+    out
+}
+
+/// What one InferenceService gives: its objects, diagnostics, with `Options::trace` what it
+/// resolved to, and the runtime it chose with the spec it renders from (for the output
+/// limit's error).
+type RenderedIsvc<'a> = (
+    Vec<Rendered>,
+    Vec<Diagnostic>,
+    Option<ResolvedIsvc>,
+    Option<(crate::k8s::id::ObjectId, &'a crate::yaml::Node)>,
+);
+
+/// One InferenceService through admit, select and render. OME's admission of the
+/// InferenceService as written: when it rejects it, the model and runtime are still
+/// resolved (OME's webhook checks them too) but nothing is rendered. Every resolved
+/// InferenceService counts toward the `output-ratio` error; past the limit, nothing more is
+/// rendered.
+fn render_one<'a>(
+    mut isvc: Box<crate::model::InferenceService>,
+    catalog: &'a Catalog,
+    resolver: &Resolver<'a>,
+    settings: &Settings,
+    options: &Options,
+    budget: &output_limit::OutputBudget,
+) -> RenderedIsvc<'a> {
+    let mut d = std::mem::take(&mut isvc.admission);
+    let admitted = !d.iter().any(Diagnostic::is_error);
+    let Some(resolution) = resolve(&isvc, catalog, resolver, &mut d) else {
+        return (Vec::new(), d, None, None);
+    };
+    let chose = Some(chosen(&resolution, &isvc));
+    if !admitted || budget.passed() {
+        return (Vec::new(), d, None, chose);
+    }
+    let mut objects = render::render_inference_service(&isvc, &resolution, settings, &mut d);
+    if let Some(normalise) = &options.normalise {
+        objects.iter_mut().for_each(|o| normalise.apply(o));
+    }
+    if let Some(format) = options.serialise {
+        for o in &mut objects {
+            // The tree is at hand only now: the check points into the input.
+            let tree = emit::serialise(o, format);
+            if !options.no_flux_check {
+                d.extend(emit::checks::flux_substitution(o, tree.as_ref()));
+            }
+        }
+    }
+    let summary = options.trace.then(|| resolution.summary(&isvc));
+    // The serialised bytes (a run that keeps the trees, only tests, counts none).
+    let bytes = objects
+        .iter()
+        .map(|o| match &o.body {
+            crate::rendered::Body::Bytes(b) => b.len() as u64,
+            crate::rendered::Body::Tree(_) => 0,
+        })
+        .sum();
+    if !budget.spend(bytes) {
+        objects = Vec::new();
+    }
+    (objects, d, summary, chose)
+}
+
+/// Adds the passed-through objects (and with `--keep-ome` the consumed ones) after the
+/// rendered ones.
+fn pass_through(objects: &mut Vec<Rendered>, catalog: &mut Catalog, options: &Options) {
     let passed_through = |obj: crate::load::Object| {
         let pos = crate::model::name_pos(&obj.root);
         let mut object = Rendered::new(obj.root, None, pos);
@@ -376,121 +536,142 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
         }
         object
     };
-    objects.extend(catalog.passthrough.into_iter().map(passed_through));
+    objects.extend(
+        std::mem::take(&mut catalog.passthrough)
+            .into_iter()
+            .map(passed_through),
+    );
     if options.keep_ome {
-        objects.extend(catalog.consumed.into_iter().map(passed_through));
+        objects.extend(
+            std::mem::take(&mut catalog.consumed)
+                .into_iter()
+                .map(passed_through),
+        );
     }
-    if options.exit_after {
-        // The runtimes' views and what they inherit are most of what is left of the catalog:
-        // freeing 10,000 of them takes a tenth of a second (BENCHMARKS.md), for nothing.
-        std::mem::forget((catalog.runtimes, catalog.cluster_runtimes, inherited));
-    }
-    lap("resolve and render");
-    render::model_agent::dedup(&mut diags);
-    emit::checks::collisions(&objects, &options.namespace, &mut diags);
+}
+
+/// The check step over the whole output: collisions, the cluster's APIs, PodMonitors, OME
+/// objects passed through, `--kinds` (which filters the objects), an empty output and file
+/// names. Returns the names `--kinds` gives that are no kind at all.
+fn check(
+    objects: &mut Vec<Rendered>,
+    input_kinds: &BTreeSet<String>,
+    sources: &Sources,
+    settings: &Settings,
+    options: &Options,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Option<String>)> {
+    render::model_agent::dedup(diags);
+    emit::checks::collisions(objects, &options.namespace, diags);
     // Pods wait for the model agent, which the settings don't say runs: its warning.
     let model_agent = diags
         .iter()
         .any(|d| d.code == Code::ModelAgent && d.severity == Severity::Warning);
-    emit::checks::apis(
-        &objects,
-        settings.api_versions.as_ref(),
-        model_agent,
-        &mut diags,
-    );
+    emit::checks::apis(objects, settings.api_versions.as_ref(), model_agent, diags);
     emit::checks::pod_monitors(
-        &objects,
+        objects,
         settings.api_versions.as_ref(),
         &settings.pod_monitor,
-        &mut diags,
+        diags,
     );
-    emit::checks::ome_passthrough(&objects, &mut diags);
+    emit::checks::ome_passthrough(objects, diags);
     let rendered = objects.len();
-    let mut unknown_kinds = Vec::new();
-    if !options.kinds.is_empty() {
-        for unmatched in emit::kinds::unmatched(
-            &options.kinds,
-            &objects,
-            input_kinds.iter().map(String::as_str),
-        ) {
-            match unmatched {
-                Unmatched::Known(kind) => diags.push(
-                    Diagnostic::warning(
-                        Code::KindUnmatched,
-                        format!("--kinds {kind} selects nothing: the output has no {kind}"),
-                    )
-                    .help("check the kind, or leave it out of --kinds"),
-                ),
-                Unmatched::Unknown { name, closest } => unknown_kinds.push((name, closest)),
-            }
-        }
-        objects.retain(|o| {
-            (o.source.is_none() && o.pos.file < options.keep_passthrough_of)
-                || options
-                    .kinds
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(&o.kind))
-        });
-    }
+    let unknown_kinds = select_kinds(objects, input_kinds, options, diags);
     // Only a run that would succeed can be empty: after an error nothing is written anyway.
     if objects.is_empty() && !options.allow_empty && !diags.iter().any(Diagnostic::is_error) {
-        let why = if sources.is_empty() {
-            let paths: Vec<String> = if options.load.paths.is_empty() {
-                vec![".".to_string()]
-            } else {
-                options
-                    .load
-                    .paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect()
-            };
-            format!(
-                "no input file was found (`*.yaml`, `*.yml` or `*.json` under {}, after --include and --exclude; links are not followed)",
-                paths.join(", ")
-            )
-        } else if rendered == 0 {
-            match sources.len() {
-                1 => format!(
-                    "{} holds no object to render or pass through",
-                    sources.get(0).map_or("the input file", |f| f.path.as_str())
-                ),
-                n => format!(
-                    "the {n} input files ({}, …) hold no object to render or pass through",
-                    sources.get(0).map_or("", |f| f.path.as_str())
-                ),
-            }
-        } else {
-            format!("--kinds selects none of the {rendered} objects")
-        };
-        diags.push(
-            Diagnostic::error(Code::EmptyOutput, format!("nothing to write: {why}"))
-                .help("an empty output makes Argo CD (or kubectl apply --prune) delete every object it manages; pass --allow-empty if that is what you want"),
-        );
+        diags.push(empty_output(sources, options, rendered));
     }
     if options.file_per_object
         && let Some(format) = options.serialise
     {
-        emit::checks::file_names(&objects, format, &mut diags);
+        emit::checks::file_names(objects, format, diags);
     }
-    if let Some(format) = options.serialise {
-        emit::serialise_all(&mut objects, format);
+    unknown_kinds
+}
+
+/// `--kinds`: keeps the objects of the kinds it names, warns of a kind that selects nothing,
+/// and returns the names that are no kind at all, with the closest kind.
+fn select_kinds(
+    objects: &mut Vec<Rendered>,
+    input_kinds: &BTreeSet<String>,
+    options: &Options,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Option<String>)> {
+    let mut unknown_kinds = Vec::new();
+    if options.kinds.is_empty() {
+        return unknown_kinds;
     }
-    // `diff` orders only what differs; the output order is for writing.
-    if !options.trace {
-        emit::sort(&mut objects);
-    }
-    crate::diagnostics::sort(&mut diags);
-    lap("check, filter and sort");
-    Rendering {
-        sources,
+    for unmatched in emit::kinds::unmatched(
+        &options.kinds,
         objects,
-        diags,
-        timings,
-        unknown_kinds,
-        settings,
-        resolved,
-        inputs,
+        input_kinds.iter().map(String::as_str),
+    ) {
+        match unmatched {
+            Unmatched::Known(kind) => diags.push(
+                Diagnostic::warning(
+                    Code::KindUnmatched,
+                    format!("--kinds {kind} selects nothing: the output has no {kind}"),
+                )
+                .help("check the kind, or leave it out of --kinds"),
+            ),
+            Unmatched::Unknown { name, closest } => unknown_kinds.push((name, closest)),
+        }
+    }
+    objects.retain(|o| {
+        (o.source.is_none() && o.pos.file < options.keep_passthrough_of)
+            || options
+                .kinds
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(&o.kind))
+    });
+    unknown_kinds
+}
+
+/// The error of an empty output, saying why it is empty: no input file, no object in them,
+/// or `--kinds` selecting none of the `rendered` objects.
+fn empty_output(sources: &Sources, options: &Options, rendered: usize) -> Diagnostic {
+    let why = if sources.is_empty() {
+        let paths: Vec<String> = if options.load.paths.is_empty() {
+            vec![".".to_string()]
+        } else {
+            options
+                .load
+                .paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        };
+        format!(
+            "no input file was found (`*.yaml`, `*.yml` or `*.json` under {}, after --include and --exclude; links are not followed)",
+            paths.join(", ")
+        )
+    } else if rendered == 0 {
+        match sources.len() {
+            1 => format!(
+                "{} holds no object to render or pass through",
+                sources.get(0).map_or("the input file", |f| f.path.as_str())
+            ),
+            n => format!(
+                "the {n} input files ({}, …) hold no object to render or pass through",
+                sources.get(0).map_or("", |f| f.path.as_str())
+            ),
+        }
+    } else {
+        format!("--kinds selects none of the {rendered} objects")
+    };
+    Diagnostic::error(Code::EmptyOutput, format!("nothing to write: {why}"))
+        .help("an empty output makes Argo CD (or kubectl apply --prune) delete every object it manages; pass --allow-empty if that is what you want")
+}
+
+/// The emit step's share of the pipeline: each object serialised (when it was not as it
+/// was rendered) and, for a render, the objects in output order. `diff` orders only what
+/// differs; writing is the command's.
+fn emit_step(objects: &mut [Rendered], options: &Options) {
+    if let Some(format) = options.serialise {
+        emit::serialise_all(objects, format);
+    }
+    if !options.trace {
+        emit::sort(objects);
     }
 }
 
@@ -498,7 +679,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, mut clock: Instant) -> Re
 fn chosen<'a>(
     resolution: &crate::select::resolve::Resolution<'a>,
     isvc: &crate::model::InferenceService,
-) -> (crate::inherit::RuntimeKey, &'a crate::yaml::Node) {
+) -> (crate::k8s::id::ObjectId, &'a crate::yaml::Node) {
     let key = output_limit::runtime_key(
         resolution.chosen.scope,
         resolution.chosen.namespace,

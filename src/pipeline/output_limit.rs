@@ -4,7 +4,8 @@
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::inherit::{RuntimeKey, count_nodes};
+use crate::inherit::{count_nodes, runtime_id};
+use crate::k8s::id::ObjectId;
 use crate::model::Scope;
 use crate::yaml::Node;
 use std::collections::BTreeMap;
@@ -51,22 +52,18 @@ pub(crate) fn runtime_key(
     namespace: Option<&str>,
     isvc_namespace: &str,
     name: &str,
-) -> RuntimeKey {
-    let namespace = match scope {
-        Scope::Cluster => "",
-        Scope::Namespaced => namespace.unwrap_or(isvc_namespace),
-    };
-    (scope, namespace.to_string(), name.to_string())
+) -> ObjectId {
+    runtime_id(scope, namespace.unwrap_or(isvc_namespace), name)
 }
 
 /// How many InferenceServices chose each runtime, with the nodes of the spec they render
 /// from: every InferenceService is resolved, rendered or not, so the error this names is
 /// the same whichever tasks rendered before the limit was passed.
 #[derive(Default)]
-pub(crate) struct Choices(BTreeMap<RuntimeKey, (u64, u64)>);
+pub(crate) struct Choices(BTreeMap<ObjectId, (u64, u64)>);
 
 impl Choices {
-    pub(crate) fn add(&mut self, key: RuntimeKey, spec: &Node) {
+    pub(crate) fn add(&mut self, key: ObjectId, spec: &Node) {
         self.0
             .entry(key)
             .or_insert_with(|| (0, count_nodes(spec)))
@@ -91,16 +88,15 @@ impl Choices {
         let most = self.0.iter().max_by_key(|(key, (count, nodes))| {
             (count.saturating_mul(*nodes), std::cmp::Reverse(*key))
         });
-        let Some(((scope, namespace, name), (count, nodes))) = most else {
+        let Some((id, (count, nodes))) = most else {
             return Diagnostic::error(Code::Limit, head)
                 .help(crate::load::limits::raise_help("output-ratio"));
         };
-        let (kind, runtime) = match scope {
-            Scope::Cluster => ("ClusterServingRuntime", catalog.cluster_runtimes.get(name)),
-            Scope::Namespaced => (
-                "ServingRuntime",
-                catalog.runtimes.get(&(namespace.clone(), name.clone())),
-            ),
+        let (kind, name) = (&id.kind, &id.name);
+        let runtime = if id.namespace.is_empty() {
+            catalog.cluster_runtimes.get(name)
+        } else {
+            catalog.runtimes.get(&(id.namespace.clone(), name.clone()))
         };
         let mut error = Diagnostic::error(
             Code::Limit,

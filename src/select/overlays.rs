@@ -39,7 +39,7 @@ impl Overlay<'_> {
 
     /// OME's reason for skipping the overlay (its status text), `None` when it is mounted.
     pub(crate) fn skip_reason(&self) -> Option<String> {
-        let name = crate::model::validate::go::quote(&self.reference.name);
+        let name = crate::go::quote(&self.reference.name);
         match self.outcome {
             Outcome::Mounted(_) => None,
             Outcome::NotFound => Some(format!("overlay {name} not found")),
@@ -63,7 +63,7 @@ pub(crate) fn resolve<'a>(
     let mut failed = false;
     for (i, reference) in model_ref.overlays.iter().enumerate() {
         let name = reference.name.as_str();
-        let quoted = crate::model::validate::go::quote(name);
+        let quoted = crate::go::quote(name);
         let refuse = |message: String, field: &str, help: &str| {
             Diagnostic::error(Code::InvalidField, message)
                 .at(reference.pos)
@@ -77,7 +77,7 @@ pub(crate) fn resolve<'a>(
             diags.push(refuse(
                 format!(
                     "resolve overlay {quoted}: unsupported model API group {}",
-                    crate::model::validate::go::quote(group)
+                    crate::go::quote(group)
                 ),
                 ".apiGroup",
                 "leave apiGroup out, or write ome.io",
@@ -95,7 +95,7 @@ pub(crate) fn resolve<'a>(
                 diags.push(refuse(
                     format!(
                         "resolve overlay {quoted}: unsupported model kind {}",
-                        crate::model::validate::go::quote(other)
+                        crate::go::quote(other)
                     ),
                     ".kind",
                     "write kind BaseModel or ClusterBaseModel (the default)",
