@@ -144,7 +144,8 @@ fn generate(plugin: &Plugin, app: &App) -> Generated {
     generate_with(plugin, app, &[])
 }
 
-/// [`generate`] with `extra` variables added to (or replacing) Argo CD's.
+/// [`generate`] with `extra` variables added to (or replacing) Argo CD's; an empty value
+/// removes the variable.
 fn generate_with(plugin: &Plugin, app: &App, extra: &[(&str, &str)]) -> Generated {
     // The image's binary is this build's.
     let program = match plugin.argv[0].as_str() {
@@ -183,9 +184,15 @@ fn generate_with(plugin: &Plugin, app: &App, extra: &[(&str, &str)]) -> Generate
             ("PARAM_KINDS_2", "HorizontalPodAutoscaler"),
             ("PARAM_KINDS_3", "PodDisruptionBudget"),
             ("ARGOCD_ENV_STRICT", "false"),
-        ])
-        .envs(extra.iter().copied())
-        .stdin(Stdio::null())
+        ]);
+    for (name, value) in extra {
+        if value.is_empty() {
+            cmd.env_remove(name);
+        } else {
+            cmd.env(name, value);
+        }
+    }
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if is_root() {
