@@ -164,6 +164,10 @@ pub struct GlobalArgs {
     /// (`--limit depth=256`); SEMANTICS.md#limits lists the names and their defaults.
     #[arg(long, global = true, value_name = "NAME=N", value_parser = limit_assignment)]
     pub limit: Vec<String>,
+    /// The Argo CD plugin's `ingressDomain` and `ingressClassName` parameters, laid over the
+    /// settings' `ingress` (no flag: SEMANTICS.md#argo-cd-plugin).
+    #[arg(skip)]
+    pub(crate) ingress: crate::model::settings::IngressOverride,
 }
 
 impl GlobalArgs {

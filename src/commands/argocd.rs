@@ -7,7 +7,9 @@
 //! - `ARGOCD_ENV_<NAME>` (its `spec.source.plugin.env`; lists comma-separated);
 //! - `ARGOCD_APP_NAMESPACE`, the destination namespace, as the default namespace.
 //!
-//! for the names `namespace`, `strict`, `kinds`, `include`, `exclude` and `deployConfig`.
+//! for the names `namespace`, `strict`, `kinds`, `include`, `exclude`, `deployConfig`,
+//! `ingressDomain` and `ingressClassName` (the last two replace the settings' `ingress` keys
+//! of the same names).
 //! `ome-render argocd-parameters` prints the announcement of these parameters that the
 //! plugin's `parameters.dynamic` command gives Argo CD (CMP v2). Flags on the
 //! command line win, then parameters, then `ARGOCD_ENV_*`. All of it only when
@@ -25,6 +27,8 @@ const PARAMETERS: &[&str] = &[
     "include",
     "exclude",
     "deployConfig",
+    "ingressDomain",
+    "ingressClassName",
 ];
 
 /// Whether a parameter is a list (an array parameter, or comma-separated).
@@ -181,6 +185,16 @@ impl PluginEnv {
             }
             g.deploy_config = Some(path.to_path_buf());
         }
+        for (name, slot) in [
+            ("ingressDomain", &mut g.ingress.ingress_domain),
+            ("ingressClassName", &mut g.ingress.ingress_class_name),
+        ] {
+            if slot.is_none()
+                && let Some(v) = self.values.get(name)
+            {
+                *slot = v.items.first().cloned();
+            }
+        }
         for (name, slot) in [("include", &mut g.include), ("exclude", &mut g.exclude)] {
             if slot.is_empty()
                 && let Some(v) = self.values.get(name)
@@ -251,6 +265,18 @@ pub(crate) fn announcement(app_namespace: Option<&str>) -> String {
             name: "deployConfig",
             title: "OME's ConfigMap inferenceservice-config (a file of the source)",
             tooltip: "Its deploy, ingress and podDisruptionBudget settings replace those of ome-render.yaml",
+            default: Some(String::new()),
+        },
+        Announced {
+            name: "ingressDomain",
+            title: "Domain of the services' hosts (ingress.ingressDomain)",
+            tooltip: "Empty: the settings' ingressDomain",
+            default: Some(String::new()),
+        },
+        Announced {
+            name: "ingressClassName",
+            title: "Ingress class of the Ingresses (ingress.ingressClassName)",
+            tooltip: "Empty: the settings' ingressClassName",
             default: Some(String::new()),
         },
     ];
@@ -385,6 +411,29 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn the_ingress_parameters_override_the_settings() {
+        let e = env(&[
+            ("ARGOCD_APP_NAME", "x"),
+            ("PARAM_INGRESSDOMAIN", "models.example.org"),
+            ("ARGOCD_ENV_ingressClassName", "nginx"),
+        ]);
+        let g = e.global(&cli(&[]).global).unwrap();
+        assert_eq!(
+            g.ingress.ingress_domain.as_deref(),
+            Some("models.example.org")
+        );
+        assert_eq!(g.ingress.ingress_class_name.as_deref(), Some("nginx"));
+        let mut config = crate::model::settings::IngressConfig::default();
+        g.ingress.apply(&mut config);
+        assert_eq!(config.ingress_domain, "models.example.org");
+        assert_eq!(config.ingress_class_name.as_deref(), Some("nginx"));
+        // Empty (the announced default): the settings stay.
+        let e = env(&[("ARGOCD_APP_NAME", "x"), ("PARAM_INGRESSDOMAIN", "")]);
+        let g = e.global(&cli(&[]).global).unwrap();
+        assert_eq!(g.ingress, Default::default());
     }
 
     #[test]

@@ -38,6 +38,9 @@ struct SidePlan {
     /// `--settings` for this side (the global flag, or none when the base revision lacks
     /// the file).
     settings: Option<PathBuf>,
+    /// `--deploy-config` for this side (the global flag, or none when the base revision
+    /// lacks the file).
+    deploy_config: Option<PathBuf>,
     /// Nothing to render: every path is missing at the base revision.
     empty: bool,
     /// Notes about the plan, reported with the side's diagnostics.
@@ -50,6 +53,7 @@ impl SidePlan {
             paths,
             relocated: Vec::new(),
             settings: global.settings.clone(),
+            deploy_config: global.deploy_config.clone(),
             empty: false,
             notes: Vec::new(),
         }
@@ -86,6 +90,7 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
             opts.load.texts = Texts::Released;
         }
         opts.load.settings = side.settings.clone();
+        opts.load.deploy_config = side.deploy_config.clone();
         opts.serialise = Some(Format::Yaml);
         opts.allow_empty = true;
         opts.trace = true;
@@ -465,6 +470,21 @@ fn from_git(global: &GlobalArgs, rev: &str, paths: &[PathBuf]) -> Result<Plan, S
                 settings,
                 rev,
                 "the base is rendered without --settings",
+            ));
+        }
+    }
+    // OME's ConfigMap, when it is a file of the repository, is the base revision's too.
+    if let Some(config) = &global.deploy_config
+        && let Some(rel) = repo_relative(config, &top, &prefix)
+    {
+        if exists_at(&commit, &rel) {
+            base.relocated.push((config.clone(), dir.join(&rel)));
+        } else {
+            base.deploy_config = None;
+            base.notes.push(missing_note(
+                config,
+                rev,
+                "the base is rendered without --deploy-config",
             ));
         }
     }

@@ -135,6 +135,7 @@ pub(crate) fn options(global: &GlobalArgs, paths: &[PathBuf]) -> Options {
             .clone()
             .unwrap_or_else(|| "default".to_string()),
         api_versions: global.api_versions.clone(),
+        ingress: global.ingress.clone(),
         ..Options::default()
     }
 }

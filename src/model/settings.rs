@@ -34,7 +34,7 @@ mod pod_monitor;
 pub(crate) mod schema;
 
 pub(crate) use deploy::{DeployConfig, ReplicaDefaults};
-pub(crate) use ingress::{GatewaySpec, IngressConfig};
+pub(crate) use ingress::{GatewaySpec, IngressConfig, IngressOverride};
 pub(crate) use model_agent::ModelAgent;
 pub(crate) use pod_monitor::PodMonitorConfig;
 

@@ -54,6 +54,8 @@ pub(crate) struct Options {
     pub(crate) no_flux_check: bool,
     /// `--api-versions`: cluster APIs added to the settings file's (SEMANTICS.md#api-versions).
     pub(crate) api_versions: Vec<String>,
+    /// Laid over the settings' `ingress` (the Argo CD plugin's parameters).
+    pub(crate) ingress: crate::model::settings::IngressOverride,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -137,6 +139,7 @@ fn catalog_of(loaded: load::Loaded, options: &Options) -> Catalogued {
             let _ = apis.insert(entry);
         }
     }
+    options.ingress.apply(&mut settings.ingress);
     let mut objects = loaded.objects;
     diags.extend(catalog::model_metadata::fill(
         &mut objects,

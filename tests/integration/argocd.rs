@@ -92,6 +92,11 @@ impl Drop for App {
 }
 
 fn app(name: &str, broken: bool) -> App {
+    app_with(name, broken, "terminationGracePeriodSeconds: 300\n")
+}
+
+/// [`app`] with this settings file.
+fn app_with(name: &str, broken: bool, settings: &str) -> App {
     let root = std::env::temp_dir().join(format!("ome-render-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     let dir = root.join("apps").join("llama-demo");
@@ -112,11 +117,7 @@ fn app(name: &str, broken: bool) -> App {
         .unwrap()
         .replace("  namespace: llama-demo\n", "");
     fs::write(&isvc, text).unwrap();
-    fs::write(
-        dir.join("ome-render.yaml"),
-        "terminationGracePeriodSeconds: 300\n",
-    )
-    .unwrap();
+    fs::write(dir.join("ome-render.yaml"), settings).unwrap();
     if broken {
         fs::write(
             dir.join("broken.yaml"),
@@ -154,6 +155,12 @@ struct Generated {
 /// application's directory, with Argo CD's environment only, as user 999 (when the tests
 /// run as root).
 fn generate(plugin: &Plugin, app: &App) -> Generated {
+    generate_with(plugin, app, &[])
+}
+
+/// [`generate`] with `extra` variables added to (or replacing) Argo CD's; an empty value
+/// removes the variable.
+fn generate_with(plugin: &Plugin, app: &App, extra: &[(&str, &str)]) -> Generated {
     // The image's binary is this build's.
     let program = match plugin.argv[0].as_str() {
         "/usr/local/bin/ome-render" => app.bin.clone(),
@@ -191,8 +198,15 @@ fn generate(plugin: &Plugin, app: &App) -> Generated {
             ("PARAM_KINDS_2", "HorizontalPodAutoscaler"),
             ("PARAM_KINDS_3", "PodDisruptionBudget"),
             ("ARGOCD_ENV_STRICT", "false"),
-        ])
-        .stdin(Stdio::null())
+        ]);
+    for (name, value) in extra {
+        if value.is_empty() {
+            cmd.env_remove(name);
+        } else {
+            cmd.env(name, value);
+        }
+    }
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if is_root() {
@@ -236,7 +250,7 @@ fn the_plugin_announces_what_ome_render_reads_and_discovers_by_its_marker() {
     );
     assert_eq!(
         names,
-        "namespace team-a\nstrict false\nkinds array\ninclude array\nexclude array\ndeployConfig \n"
+        "namespace team-a\nstrict false\nkinds array\ninclude array\nexclude array\ndeployConfig \ningressDomain \ningressClassName \n"
     );
     assert!(
         app("argocd-discover", false)
@@ -289,6 +303,43 @@ for d in yaml.safe_load_all(sys.stdin):
     assert!(result.status.success(), "{report}");
     assert!(!report.contains("ERROR"), "{report}");
     assert_eq!(report.matches("passed for resource").count(), 5, "{report}");
+}
+
+#[test]
+fn the_ingress_parameters_replace_the_settings_ingress_domain_and_class() {
+    needs!(Python);
+    let p = plugin();
+    let app = app_with(
+        "argocd-ingress",
+        false,
+        "ingress:\n  disableIngressCreation: false\n  ingressDomain: settings.example.com\n  ingressClassName: istio\n",
+    );
+    let summary = |out: &Generated| {
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        python(
+            "import sys, yaml\nfor d in yaml.safe_load_all(sys.stdin):\n    s = d['spec']\n    print(s.get('ingressClassName'), ' '.join(r['host'] for r in s['rules']))\n",
+            &out.stdout,
+        )
+    };
+    let only_ingress = [
+        ("PARAM_KINDS_0", "Ingress"),
+        ("PARAM_KINDS_1", ""),
+        ("PARAM_KINDS_2", ""),
+        ("PARAM_KINDS_3", ""),
+    ];
+    let settings = summary(&generate_with(&p, &app, &only_ingress));
+    assert!(settings.starts_with("istio "), "{settings}");
+    assert!(settings.contains(".settings.example.com"), "{settings}");
+    let mut params = only_ingress.to_vec();
+    params.push(("PARAM_INGRESSDOMAIN", "models.example.org"));
+    params.push(("PARAM_INGRESSCLASSNAME", "nginx"));
+    let overridden = summary(&generate_with(&p, &app, &params));
+    assert_eq!(
+        overridden,
+        settings
+            .replace("istio ", "nginx ")
+            .replace(".settings.example.com", ".models.example.org")
+    );
 }
 
 #[test]

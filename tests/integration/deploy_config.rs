@@ -362,11 +362,39 @@ fn the_settings_schema_validates_every_settings_file_and_refuses_a_misspelt_key(
     }
     let dir = scratch("settings-schema");
     let misspelt = dir.join("ome-render.yaml");
-    std::fs::write(&misspelt, "deploy:\n  terminationGracePeriodSecond: 45\n").unwrap();
+    for (text, key) in [
+        (
+            "deploy:\n  terminationGracePeriodSecond: 45\n",
+            "terminationGracePeriodSecond",
+        ),
+        ("ingress:\n  ingresDomain: example.org\n", "ingresDomain"),
+        (
+            "ingress:\n  additionalIngressGateways:\n  - omeIngresGateway: gw/public\n",
+            "omeIngresGateway",
+        ),
+        (
+            "ingress:\n  namespaceIngressGateways:\n    team-a:\n      primary: {clas: public}\n",
+            "clas",
+        ),
+    ] {
+        std::fs::write(&misspelt, text).unwrap();
+        let out = check(&misspelt);
+        assert!(!out.status.success(), "{text}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(key),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // Every ingress key, spelt right, passes.
+    std::fs::write(
+        &misspelt,
+        "ingress:\n  ingressGateway: istio-system/gw\n  ingressService: gw.istio-system.svc\n  omeIngressGateway: gw/public\n  omeIngressGatewayClass: public\n  ingressDomain: example.org\n  ingressClassName: null\n  additionalIngressDomains: [example.net]\n  domainTemplate: '{{ .Name }}.{{ .IngressDomain }}'\n  urlScheme: https\n  pathTemplate: ''\n  disableIstioVirtualHost: true\n  disableIngressCreation: false\n  enableGatewayAPI: true\n  consistentHashHeaders: [x-key]\n  perISVCSubdomain: false\n  sharedHostPrefix: llm\n  additionalIngressGateways:\n  - {omeIngressGateway: gw/internal, ingressDomain: internal.example.org, class: internal}\n  defaultRouteTimeoutSeconds: 30\n  namespaceIngressGateways:\n    team-a:\n      primary: {omeIngressGateway: gw/a}\n      additional: []\n",
+    )
+    .unwrap();
     let out = check(&misspelt);
-    assert!(!out.status.success());
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("terminationGracePeriodSecond"),
+        out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );

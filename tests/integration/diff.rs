@@ -399,3 +399,64 @@ fn base_errors_are_annotated_without_the_heads_lines() {
         errors[0]
     );
 }
+
+/// `--deploy-config` inside the repository is read from the base revision on the base side,
+/// as the tree is; missing there, the base renders without it (a note).
+#[test]
+fn base_ref_reads_the_deploy_config_of_the_base_revision() {
+    let root = scratch("diff-base-ref-deploy-config");
+    let repo = root.join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    example_repo(&repo);
+    let config = |seconds: u32| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: inferenceservice-config, namespace: ome}}\ndata:\n  deploy: '{{\"defaultDeploymentMode\": \"RawDeployment\", \"terminationGracePeriodSeconds\": {seconds}}}'\n"
+        )
+    };
+    fs::create_dir_all(repo.join("cluster")).unwrap();
+    fs::write(repo.join("cluster/cm.yaml"), config(45)).unwrap();
+    let base = commit_all(&repo, "the cluster's ConfigMap");
+    fs::write(repo.join("cluster/cm.yaml"), config(90)).unwrap();
+    let args = [
+        "-q",
+        "diff",
+        "--deploy-config",
+        "cluster/cm.yaml",
+        "--base-ref",
+        &base,
+        "llama-demo",
+    ];
+    let out = run_in_repo(&repo, &root.join("tmp"), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "-      terminationGracePeriodSeconds: 45\n+      terminationGracePeriodSeconds: 90\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    // Not in the base revision: the base renders without it.
+    let before = git(&repo, &["rev-parse", "HEAD~1"]);
+    let args = [
+        "diff",
+        "--deploy-config",
+        "cluster/cm.yaml",
+        "--base-ref",
+        &before,
+        "llama-demo",
+    ];
+    let out = run_in_repo(&repo, &root.join("tmp"), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the base is rendered without --deploy-config"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout
+            .contains("+      terminationGracePeriodSeconds: 90\n"),
+        "{}",
+        out.stdout
+    );
+}

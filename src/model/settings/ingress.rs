@@ -97,6 +97,27 @@ pub(crate) struct IngressConfig {
     pub(crate) namespace_ingress_gateways: BTreeMap<String, NamespaceGateways>,
 }
 
+/// Values that replace the settings' `ingress.ingressDomain` and `ingress.ingressClassName`
+/// for one run, whatever the settings file or OME's ConfigMap say: the Argo CD plugin's
+/// `ingressDomain` and `ingressClassName` parameters (SEMANTICS.md#argo-cd-plugin).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct IngressOverride {
+    pub(crate) ingress_domain: Option<String>,
+    pub(crate) ingress_class_name: Option<String>,
+}
+
+impl IngressOverride {
+    /// Lays the values given over `config`.
+    pub(crate) fn apply(&self, config: &mut IngressConfig) {
+        if let Some(domain) = &self.ingress_domain {
+            config.ingress_domain.clone_from(domain);
+        }
+        if let Some(class) = &self.ingress_class_name {
+            config.ingress_class_name = Some(class.clone());
+        }
+    }
+}
+
 impl Default for IngressConfig {
     /// The chart's values (the `ingress` entry of the ConfigMap the chart writes).
     fn default() -> IngressConfig {

@@ -21,6 +21,12 @@ pub(crate) enum Ty {
     Map(&'static [Field]),
     /// A map whose keys are read elsewhere (the traffic settings).
     Open(&'static [Field]),
+    /// A string.
+    Str,
+    /// A list of maps of these keys, no other.
+    List(&'static [Field]),
+    /// A map of any keys, each value a map of these keys, no other.
+    MapOf(&'static [Field]),
 }
 
 /// One key of a settings map.
@@ -199,14 +205,167 @@ pub(crate) const BUDGETS: &[Field] = &[
     )),
 ];
 
-const INGRESS: &[Field] = &[default(
+/// One gateway of `additionalIngressGateways` and `namespaceIngressGateways`.
+const GATEWAY: &[Field] = &[
+    nullable(field(
+        "omeIngressGateway",
+        Ty::Str,
+        "The Gateway, namespace/name.",
+    )),
+    nullable(field(
+        "ingressDomain",
+        Ty::Str,
+        "The domain of the hosts on this Gateway.",
+    )),
+    nullable(field(
+        "class",
+        Ty::Str,
+        "The endpoint class OME reports (an RFC-1123 label; checked, not rendered).",
+    )),
+];
+
+const NAMESPACE_GATEWAYS: &[Field] = &[
     field(
-        "disableIngressCreation",
-        Ty::Bool,
-        "false: OME creates ingress and no external Service <isvc>.",
+        "primary",
+        Ty::Map(GATEWAY),
+        "The namespace's primary Gateway.",
     ),
-    "true",
-)];
+    nullable(field(
+        "additional",
+        Ty::List(GATEWAY),
+        "The namespace's additional Gateways; [] removes the cluster's.",
+    )),
+];
+
+/// OME's `IngressConfig`, in OME's order (`ingress::KEYS`); defaults are the chart's.
+const INGRESS: &[Field] = &[
+    default(
+        field(
+            "ingressGateway",
+            Ty::Str,
+            "The Istio ingress gateway, namespace/name.",
+        ),
+        "\"istio-system/ingress-gateway\"",
+    ),
+    default(
+        field(
+            "ingressService",
+            Ty::Str,
+            "The ingress gateway's Service host.",
+        ),
+        "\"istio-ingressgateway.istio-system.svc.cluster.local\"",
+    ),
+    field(
+        "omeIngressGateway",
+        Ty::Str,
+        "The primary Gateway of HTTPRoutes, namespace/name.",
+    ),
+    field(
+        "omeIngressGatewayClass",
+        Ty::Str,
+        "The endpoint class OME reports for the primary Gateway (an RFC-1123 label).",
+    ),
+    default(
+        field(
+            "ingressDomain",
+            Ty::Str,
+            "The domain of the services' hosts.",
+        ),
+        "\"svc.cluster.local\"",
+    ),
+    default(
+        nullable(field(
+            "ingressClassName",
+            Ty::Str,
+            "The Ingress's ingressClassName; null leaves it out.",
+        )),
+        "\"istio\"",
+    ),
+    nullable(field(
+        "additionalIngressDomains",
+        Ty::Strings,
+        "More domains the hosts are written for.",
+    )),
+    default(
+        field("domainTemplate", Ty::Str, "The Go template of a host name."),
+        "\"{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}\"",
+    ),
+    default(
+        field("urlScheme", Ty::Str, "The scheme of the service's URL."),
+        "\"http\"",
+    ),
+    field(
+        "pathTemplate",
+        Ty::Str,
+        "The Go template of a path-based route (needs ingressDomain).",
+    ),
+    default(
+        field(
+            "disableIstioVirtualHost",
+            Ty::Bool,
+            "true: no Istio virtual host.",
+        ),
+        "false",
+    ),
+    default(
+        field(
+            "disableIngressCreation",
+            Ty::Bool,
+            "false: OME creates ingress and no external Service <isvc>.",
+        ),
+        "true",
+    ),
+    default(
+        field(
+            "enableGatewayAPI",
+            Ty::Bool,
+            "true: HTTPRoutes instead of an Ingress.",
+        ),
+        "false",
+    ),
+    default(
+        field(
+            "consistentHashHeaders",
+            Ty::Strings,
+            "The headers consistent hashing routes by.",
+        ),
+        "[\"x-routing-key\", \"X-SMG-Routing-Key\"]",
+    ),
+    default(
+        field(
+            "perISVCSubdomain",
+            Ty::Bool,
+            "true: one subdomain per InferenceService.",
+        ),
+        "false",
+    ),
+    default(
+        field(
+            "sharedHostPrefix",
+            Ty::Str,
+            "The prefix of the shared host.",
+        ),
+        "\"llm\"",
+    ),
+    field(
+        "additionalIngressGateways",
+        Ty::List(GATEWAY),
+        "More Gateways HTTPRoutes attach to.",
+    ),
+    default(
+        nullable(field(
+            "defaultRouteTimeoutSeconds",
+            Ty::Int { min: 0 },
+            "The routes' request timeout, in seconds; null: none.",
+        )),
+        "0",
+    ),
+    field(
+        "namespaceIngressGateways",
+        Ty::MapOf(NAMESPACE_GATEWAYS),
+        "Per namespace, the Gateways of its services.",
+    ),
+];
 
 const MODEL_AGENT: &[Field] = &[default(
     field(
@@ -240,7 +399,7 @@ pub(crate) const SETTINGS: &[Field] = &[
     )),
     field(
         "ingress",
-        Ty::Open(INGRESS),
+        Ty::Map(INGRESS),
         "OME's `ingress` (IngressConfig).",
     ),
     default(
@@ -428,6 +587,7 @@ fn field_body(out: &mut String, f: &Field, level: usize) {
             }
             lines.push(format!("\"anyOf\": [{}]", any.join(", ")));
         }
+        Ty::Str => lines.push(format!("\"type\": {}", types("string"))),
         Ty::Map(inner) | Ty::Open(inner) => {
             lines.push(format!("\"type\": {}", types("object")));
             for line in &lines {
@@ -436,6 +596,26 @@ fn field_body(out: &mut String, f: &Field, level: usize) {
                 out.push_str(",\n");
             }
             map_body(out, inner, matches!(f.ty, Ty::Open(_)), level, &[]);
+            return;
+        }
+        Ty::List(inner) | Ty::MapOf(inner) => {
+            let (ty, slot) = match f.ty {
+                Ty::List(_) => ("array", "items"),
+                _ => ("object", "additionalProperties"),
+            };
+            lines.push(format!("\"type\": {}", types(ty)));
+            for line in &lines {
+                indent(out, level);
+                out.push_str(line);
+                out.push_str(",\n");
+            }
+            indent(out, level);
+            out.push_str(&format!("\"{slot}\": {{\n"));
+            indent(out, level + 1);
+            out.push_str("\"type\": \"object\",\n");
+            map_body(out, inner, false, level + 1, &[]);
+            indent(out, level);
+            out.push_str("}\n");
             return;
         }
     }
@@ -459,6 +639,14 @@ mod tests {
         assert!(
             committed == json_schema(),
             "schema/ome-render.schema.json drifted from src/model/settings/schema.rs: run `ome-render settings-schema > schema/ome-render.schema.json`"
+        );
+    }
+
+    #[test]
+    fn the_ingress_table_is_the_readers_keys_in_omes_order() {
+        assert_eq!(
+            keys_of(SETTINGS, "ingress"),
+            super::super::ingress::KEYS.to_vec()
         );
     }
 
