@@ -381,7 +381,7 @@ const OVERLAY_MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel
 fn overlay_render(overlays: &str) -> Rendering {
     render(&format!(
         "{MODEL}{OVERLAY_RUNTIME}{OVERLAY_MODELS}{}",
-        isvc("", &format!("  engine: {{}}\n  router: {{}}\n---\n")).replace(
+        isvc("", "  engine: {}\n  router: {}\n---\n").replace(
             "model: {name: base-model}",
             &format!("model: {{name: base-model, overlays: {overlays}}}")
         )
