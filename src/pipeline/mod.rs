@@ -229,14 +229,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
             ..
         } = admitted;
         diags.extend(rendered.diags);
-        crate::diagnostics::sort(&mut diags);
-        return Rendering {
-            sources,
-            diags,
-            timings: laps.timings,
-            settings,
-            ..Rendering::default()
-        };
+        return stopped(sources, settings, diags, laps);
     }
     pass_through(&mut rendered.objects, &mut admitted.catalog, options);
     if options.exit_after {
@@ -309,6 +302,16 @@ fn refused(catalogued: Catalogued, mut laps: Laps) -> Rendering {
     } = catalogued;
     laps.lap("load and catalog");
     diags.extend(crate::inherit::resolve_all(&catalog).1);
+    stopped(sources, settings, diags, laps)
+}
+
+/// A run that stopped before its output: its diagnostics, sorted, and nothing to write.
+fn stopped(
+    sources: Sources,
+    settings: Settings,
+    mut diags: Vec<Diagnostic>,
+    laps: Laps,
+) -> Rendering {
     crate::diagnostics::sort(&mut diags);
     Rendering {
         sources,
