@@ -328,33 +328,46 @@ impl Decoder {
         field: &'static str,
         path: &str,
     ) -> Option<Vec<String>> {
-        let mut out = None;
-        for node in matching(obj, field) {
-            match &node.value {
-                Value::Null => out = None,
-                Value::Seq(items) => {
-                    let mut list = Vec::with_capacity(items.len());
-                    for (i, item) in items.iter().enumerate() {
-                        match &item.value {
-                            Value::Null => list.push(String::new()),
-                            Value::Str(s) => list.push(s.clone()),
-                            _ => self.mismatch(
-                                item,
-                                format!("{}[{i}]", join(path, field)),
-                                "a string",
-                            ),
-                        }
-                    }
-                    out = Some(list);
-                }
-                _ => self.mismatch(node, join(path, field), "an array of strings"),
-            }
-        }
-        out
+        let element = |v: &Value| match v {
+            Value::Null => Some(String::new()),
+            Value::Str(s) => Some(s.clone()),
+            _ => None,
+        };
+        self.list(
+            obj,
+            field,
+            path,
+            element,
+            ("a string", "an array of strings"),
+        )
     }
 
     /// A Go `[]int64` field: `None` when absent or `null`. A `null` element is `0`.
     pub(crate) fn ints(&mut self, obj: &Map, field: &'static str, path: &str) -> Option<Vec<i64>> {
+        let element = |v: &Value| match v {
+            Value::Null => Some(0),
+            Value::Int(n) => Some(*n),
+            _ => None,
+        };
+        self.list(
+            obj,
+            field,
+            path,
+            element,
+            ("an integer", "an array of integers"),
+        )
+    }
+
+    /// A Go slice field whose elements `element` decodes (`None`: a mismatch, named by
+    /// `what`, the element's and the list's type): `None` when absent or `null`.
+    fn list<T>(
+        &mut self,
+        obj: &Map,
+        field: &'static str,
+        path: &str,
+        element: impl Fn(&Value) -> Option<T>,
+        what: (&'static str, &'static str),
+    ) -> Option<Vec<T>> {
         let mut out = None;
         for node in matching(obj, field) {
             match &node.value {
@@ -362,19 +375,16 @@ impl Decoder {
                 Value::Seq(items) => {
                     let mut list = Vec::with_capacity(items.len());
                     for (i, item) in items.iter().enumerate() {
-                        match &item.value {
-                            Value::Null => list.push(0),
-                            Value::Int(n) => list.push(*n),
-                            _ => self.mismatch(
-                                item,
-                                format!("{}[{i}]", join(path, field)),
-                                "an integer",
-                            ),
+                        match element(&item.value) {
+                            Some(v) => list.push(v),
+                            None => {
+                                self.mismatch(item, format!("{}[{i}]", join(path, field)), what.0)
+                            }
                         }
                     }
                     out = Some(list);
                 }
-                _ => self.mismatch(node, join(path, field), "an array of integers"),
+                _ => self.mismatch(node, join(path, field), what.1),
             }
         }
         out
