@@ -6,7 +6,7 @@
 //! (SEMANTICS.md#source-texts).
 
 use crate::yaml::Pos;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
@@ -28,9 +28,27 @@ pub(crate) struct Stamp {
     pub(crate) modified: Option<SystemTime>,
 }
 
+/// Where a released text is read again: its path, and the directory being rendered when it
+/// was found there (it is then read again through the fence, as it was first read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ReadFrom {
+    pub(crate) path: PathBuf,
+    pub(crate) beneath: Option<PathBuf>,
+}
+
+impl From<PathBuf> for ReadFrom {
+    /// A file named on the command line: no fence.
+    fn from(path: PathBuf) -> ReadFrom {
+        ReadFrom {
+            path,
+            beneath: None,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Released {
-    from: PathBuf,
+    from: ReadFrom,
     stamp: Stamp,
     /// The text read again (owned as read: no copy into an `Arc`), `None` inside when the
     /// file changed or could not be read.
@@ -106,7 +124,7 @@ impl Sources {
 
     /// Frees the text of `file`, which was read from `from` as `stamp` describes: the
     /// loader reads it again for a diagnostic ([`Sources::to_read_again`]).
-    pub(crate) fn release(&mut self, file: u32, from: PathBuf, stamp: Stamp) {
+    pub(crate) fn release(&mut self, file: u32, from: ReadFrom, stamp: Stamp) {
         if let Some(f) = self.files.get_mut(file as usize) {
             f.text = Arc::from("");
             f.released = Some(Released {
@@ -123,15 +141,12 @@ impl Sources {
     pub(crate) fn to_read_again(
         &self,
         files: impl IntoIterator<Item = u32>,
-    ) -> Vec<(u32, &Path, Stamp)> {
-        let mut wanted: Vec<(u32, &Path, Stamp)> = files
+    ) -> Vec<(u32, &ReadFrom, Stamp)> {
+        let mut wanted: Vec<(u32, &ReadFrom, Stamp)> = files
             .into_iter()
             .filter_map(|id| {
                 let r = self.files.get(id as usize)?.released.as_ref()?;
-                r.again
-                    .get()
-                    .is_none()
-                    .then_some((id, r.from.as_path(), r.stamp))
+                r.again.get().is_none().then_some((id, &r.from, r.stamp))
             })
             .collect();
         wanted.sort_by_key(|(id, _, _)| *id);

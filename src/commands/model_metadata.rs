@@ -13,10 +13,11 @@ use crate::yaml::Pos;
 use std::path::Path;
 
 pub(crate) fn model_metadata(global: &GlobalArgs, args: &ModelMetadataArgs) -> ExitStatus {
-    let (mut sources, derivation) = match snapshot::model_metadata(&args.path) {
-        Ok(read) => read,
-        Err(e) => return fatal(&e.to_string()),
-    };
+    let (mut sources, derivation) =
+        match snapshot::model_metadata(&args.path, global.limits().file_bytes) {
+            Ok(read) => read,
+            Err(e) => return fatal(&e.to_string()),
+        };
     let mut diags = derivation.diags;
     let Some(meta) = derivation.metadata else {
         // The derivation has said why (an error).

@@ -27,7 +27,7 @@ pub(crate) use model_config::{ModelConfigs, read_manifest};
 pub(crate) use objects::Object;
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::source::{Sources, Stamp};
+use crate::source::{ReadFrom, Sources, Stamp};
 use crate::yaml::parse::{AliasBudget, limit_names};
 use crate::yaml::{Node, Pos};
 use rayon::prelude::*;
@@ -322,7 +322,7 @@ fn load_discovered(
     };
     let mut files = Vec::with_capacity(read.len());
     // The files whose texts can be released once parsed: read from disk, whole.
-    let mut releasable: Vec<(u32, PathBuf, Stamp)> = Vec::new();
+    let mut releasable: Vec<(u32, ReadFrom, Stamp)> = Vec::new();
     let mut total: u64 = 0;
     for (id, input, read) in read {
         // The size the input counts for, its text if a thread read it, and what the file
@@ -375,7 +375,11 @@ fn load_discovered(
                     && stamp.len == decoded.len
                     && stamp.len <= RELEASED_UP_TO
                 {
-                    releasable.push((id, path.clone(), stamp));
+                    let from = ReadFrom {
+                        path: path.clone(),
+                        beneath: input.beneath.clone(),
+                    };
+                    releasable.push((id, from, stamp));
                 }
                 sources.set_text(id, text.clone());
                 files.push((id, input, text));
@@ -403,7 +407,7 @@ fn load_discovered(
             loaded.sources.release(id, from, stamp);
         }
     }
-    model_config::follow(&mut loaded, &origins, roots);
+    model_config::follow(&mut loaded, &origins, roots, limits.file_bytes);
     loaded.model_configs.extend(base_model_configs);
     if loaded.lock.is_none() {
         loaded.lock = base_lock;
@@ -430,9 +434,10 @@ pub(crate) fn read_again(sources: &Sources, files: impl IntoIterator<Item = u32>
     }
 }
 
-/// The text of the file at `from`, if it is still what `stamp` says.
-fn text_again(from: &std::path::Path, stamp: Stamp) -> Option<String> {
-    let (file, now) = open_regular(from).ok()?;
+/// The text of the file at `from`, if it is still what `stamp` says, opened as it was first
+/// opened (through the fence when it was found in the directory being rendered).
+fn text_again(from: &ReadFrom, stamp: Stamp) -> Option<String> {
+    let (file, now) = open_input(&from.path, from.beneath.as_deref()).ok()?;
     if now != stamp {
         return None;
     }
@@ -563,6 +568,44 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// A released text is read again through the fence, as it was first read: a file of the
+    /// tree swapped for a link to another file of the same size and time is not read.
+    #[test]
+    fn a_released_text_swapped_for_a_link_is_not_read_again() {
+        let dir = scratch("again-link");
+        let tree = dir.join("tree");
+        std::fs::create_dir_all(&tree).unwrap();
+        let path = tree.join("isvc.yaml");
+        std::fs::write(&path, "kind: InferenceService\n").unwrap();
+        let secret = dir.join("secret");
+        std::fs::write(&secret, "SECRET=0123456789abcde\n").unwrap();
+        let (_, stamp) = open_regular(&path).unwrap();
+        let modified = stamp.modified.unwrap();
+        let set_time = |p: &std::path::Path| {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        };
+        set_time(&secret);
+        let from = ReadFrom {
+            path: path.clone(),
+            beneath: Some(tree.clone()),
+        };
+        assert_eq!(
+            text_again(&from, stamp).as_deref(),
+            Some("kind: InferenceService\n")
+        );
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&secret, &path).unwrap();
+        // Followed, the link would give a text of the same size and time.
+        assert_eq!(open_regular(&path).unwrap().1, stamp);
+        assert_eq!(text_again(&from, stamp), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn limit_diags(loaded: &Loaded) -> Vec<(String, u32, String)> {

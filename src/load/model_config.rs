@@ -132,7 +132,12 @@ struct Derived {
 /// Reads the snapshot of every annotated model of `loaded` into `loaded.model_configs`,
 /// reporting problems at the annotation. `origins` maps a source file to its path (`None`
 /// for standard input); `paths` are the paths given.
-pub(super) fn follow(loaded: &mut Loaded, origins: &[(u32, Option<PathBuf>)], paths: &[PathBuf]) {
+pub(super) fn follow(
+    loaded: &mut Loaded,
+    origins: &[(u32, Option<PathBuf>)],
+    paths: &[PathBuf],
+    max_bytes: u64,
+) {
     let Loaded {
         objects,
         sources,
@@ -240,7 +245,7 @@ pub(super) fn follow(loaded: &mut Loaded, origins: &[(u32, Option<PathBuf>)], pa
             } else {
                 parent_or_dot(&resolved).to_path_buf()
             });
-            match snapshot::read_into(&target, Some(&fence), sources) {
+            match snapshot::read_into(&target, Some(&fence), max_bytes, sources) {
                 Ok((files, mut read_diags)) => {
                     let mut derivation = modelmeta::derive(&files);
                     read_diags.append(&mut derivation.diags);

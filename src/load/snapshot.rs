@@ -30,9 +30,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The largest JSON file read (an index of a very large model is a few MB).
-pub(crate) const MAX_JSON_BYTES: u64 = 64 * 1024 * 1024;
-
 /// Directory entries the search below the root looks at, at most.
 const WALK_BUDGET: usize = 100_000;
 
@@ -50,9 +47,9 @@ pub(crate) struct Snapshot {
 
 /// Reads the snapshot at `path`: a snapshot directory, or a `config.json` (or
 /// `model_index.json`) in one. Fails only when `path` cannot be read at all.
-pub(crate) fn read(path: &Path) -> Result<Snapshot, LoadError> {
+pub(crate) fn read(path: &Path, max_bytes: u64) -> Result<Snapshot, LoadError> {
     let mut sources = Sources::new();
-    let (files, diags) = read_into(path, None, &mut sources)?;
+    let (files, diags) = read_into(path, None, max_bytes, &mut sources)?;
     Ok(Snapshot {
         sources,
         files,
@@ -63,10 +60,12 @@ pub(crate) fn read(path: &Path) -> Result<Snapshot, LoadError> {
 /// [`read`], adding the JSON files to existing `sources` (for the render stage, which
 /// reads snapshots that model manifests point at). With a `fence` (a canonical directory
 /// the caller has checked `path` is inside), no file outside it is read either, not even in
-/// a Hugging Face cache's `blobs/`.
+/// a Hugging Face cache's `blobs/`. No JSON file of more than `max_bytes` (the
+/// `file-bytes` limit) is read.
 pub(crate) fn read_into(
     path: &Path,
     fence: Option<&Path>,
+    max_bytes: u64,
     sources: &mut Sources,
 ) -> Result<(SnapshotFiles, Vec<Diagnostic>), LoadError> {
     let meta = std::fs::metadata(path)
@@ -98,6 +97,7 @@ pub(crate) fn read_into(
         root,
         given: root_given,
         allowed,
+        max_bytes,
         sources,
         diags: Vec::new(),
     };
@@ -107,8 +107,11 @@ pub(crate) fn read_into(
 
 /// Reads the snapshot and derives its metadata: what `ome-render model-metadata PATH`
 /// prints. The diagnostics of both steps are in the derivation.
-pub(crate) fn model_metadata(path: &Path) -> Result<(Sources, Derivation), LoadError> {
-    let snapshot = read(path)?;
+pub(crate) fn model_metadata(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<(Sources, Derivation), LoadError> {
+    let snapshot = read(path, max_bytes)?;
     let mut derivation = modelmeta::derive(&snapshot.files);
     let mut diags = snapshot.diags;
     diags.append(&mut derivation.diags);
@@ -123,6 +126,8 @@ struct Reader<'a> {
     given: PathBuf,
     /// Where files may be (canonical): the root, and a cache's `blobs/`.
     allowed: Vec<PathBuf>,
+    /// The most bytes a JSON file may hold (the `file-bytes` limit).
+    max_bytes: u64,
     sources: &'a mut Sources,
     diags: Vec<Diagnostic>,
 }
@@ -247,14 +252,22 @@ impl Reader<'_> {
     /// A whole JSON file, added to the sources.
     fn json(&mut self, path: &Path) -> Result<JsonFile, String> {
         let (file, len) = self.open(path)?;
-        if len > MAX_JSON_BYTES {
-            return Err(self.refuse(
-                path,
-                format!("{len} bytes, more than the {MAX_JSON_BYTES} a metadata file may have"),
-            ));
+        if len > self.max_bytes {
+            let why = format!(
+                "it holds more than {} bytes (limit `file-bytes`)",
+                self.max_bytes
+            );
+            self.diags.push(
+                Diagnostic::error(
+                    Code::Limit,
+                    format!("cannot read {}: {why}", self.display(path)),
+                )
+                .help(super::limits::raise_help("file-bytes")),
+            );
+            return Err(why);
         }
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        if let Err(e) = file.take(MAX_JSON_BYTES).read_to_end(&mut bytes) {
+        if let Err(e) = file.take(self.max_bytes).read_to_end(&mut bytes) {
             return Err(self.refuse(path, e));
         }
         // Go's JSON reader takes invalid UTF-8 in strings as U+FFFD.

@@ -28,8 +28,49 @@ fn write(path: &Path, bytes: &[u8]) {
 }
 
 fn derive_at(path: &Path) -> (Option<ModelMetadata>, Vec<Diagnostic>) {
-    let (_, d) = model_metadata(path).expect("the snapshot reads");
+    let (_, d) = model_metadata(path, DEFAULT_FILE_BYTES).expect("the snapshot reads");
     (d.metadata, d.diags)
+}
+
+/// The `file-bytes` limit by default.
+const DEFAULT_FILE_BYTES: u64 = 64 << 20;
+
+/// A JSON file of the snapshot is bounded by the `file-bytes` limit, as every input file is:
+/// over it, the file is not read, and the error names the limit and how to raise it.
+#[test]
+fn a_json_file_over_the_file_bytes_limit_is_not_read() {
+    let dir = scratch("file-bytes");
+    let config = format!(r#"{{"model_type": "llama", "pad": "{}"}}"#, "x".repeat(200));
+    write(&dir.join("config.json"), config.as_bytes());
+    let (_, whole) = model_metadata(&dir, DEFAULT_FILE_BYTES).expect("the snapshot reads");
+    assert!(
+        !codes(&whole.diags).contains(&"ome::load::limit"),
+        "{:?}",
+        whole.diags
+    );
+    let (_, bounded) = model_metadata(&dir, 100).expect("the snapshot reads");
+    let limit = bounded
+        .diags
+        .iter()
+        .find(|d| d.code.as_str() == "ome::load::limit")
+        .expect("a limit error");
+    assert!(
+        limit
+            .message
+            .ends_with("config.json: it holds more than 100 bytes (limit `file-bytes`)"),
+        "{}",
+        limit.message
+    );
+    assert!(
+        limit
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("--limit file-bytes="),
+        "{:?}",
+        limit.help
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 fn codes(diags: &[Diagnostic]) -> Vec<&'static str> {
@@ -821,7 +862,7 @@ fn where_config_files_are_found() {
         codes(&derive_at(&empty).1),
         vec!["ome::model-metadata::no-config"]
     );
-    assert!(read(&empty.join("missing")).is_err());
+    assert!(read(&empty.join("missing"), DEFAULT_FILE_BYTES).is_err());
 }
 
 #[test]

@@ -57,6 +57,35 @@ fn prints_the_patch_for_a_config_json_with_the_estimate_warning() {
     assert_eq!((strict.code, strict.stdout.as_str()), (1, ""));
 }
 
+/// The snapshot's JSON files are bounded by the `file-bytes` limit, raisable with `--limit`.
+#[test]
+fn a_snapshot_json_file_over_the_file_bytes_limit_is_an_error_naming_the_limit() {
+    let out = run(&[
+        "model-metadata",
+        EXAMPLE_SNAPSHOT,
+        "--limit",
+        "file-bytes=64",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains("error[ome::load::limit]")
+            && out
+                .stderr
+                .contains("config.json: it holds more than 64 bytes (limit `file-bytes`)")
+            && out.stderr.contains("--limit file-bytes="),
+        "{}",
+        out.stderr
+    );
+    let raised = run(&[
+        "model-metadata",
+        EXAMPLE_SNAPSHOT,
+        "--limit",
+        "file-bytes=1000000",
+    ]);
+    assert_eq!(raised.code, 0, "{}", raised.stderr);
+}
+
 #[test]
 fn input_problems_exit_1_and_usage_problems_exit_2_with_nothing_on_stdout() {
     let dir = scratch("model-metadata-errors");

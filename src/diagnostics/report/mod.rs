@@ -358,7 +358,11 @@ mod tests {
             len: 53,
             modified: None,
         };
-        s.release(0, "manifests/isvc.yaml".into(), stamp);
+        s.release(
+            0,
+            std::path::PathBuf::from("manifests/isvc.yaml").into(),
+            stamp,
+        );
         let d = diag();
         let items = [Item::Diagnostic(&d)];
         assert_eq!(quoted_files(&items).collect::<Vec<_>>(), [0, 0]);
@@ -392,7 +396,11 @@ mod tests {
         );
         // Read again as it was, the text is quoted as if it had never gone.
         let mut again = sources();
-        again.release(0, "manifests/isvc.yaml".into(), stamp);
+        again.release(
+            0,
+            std::path::PathBuf::from("manifests/isvc.yaml").into(),
+            stamp,
+        );
         again.restore(
             0,
             Some("kind: InferenceService\nspec:\n  runtime:\n    name: srt-x\n".to_string()),
