@@ -5,6 +5,7 @@
 //! - [`argocd`]: the Argo CD plugin's contract, played as argocd-cmp-server would;
 //! - [`bad`]: each `testdata/bad/<case>/` has one thing wrong and must fail with its file and
 //!   line, compared with a reviewed snapshot;
+//! - [`catalog`]: OME's own catalog: its RDMA runtimes with the pod webhook's injection;
 //! - [`cli`]: flags, exit codes, fail-closed behaviour, `-o` atomicity, determinism;
 //! - [`components`]: `ome-render components`, against the shapes of OME's `runtime render` goldens;
 //! - [`completions`]: shell completion with the real bash, zsh and fish, and the manual page;
@@ -30,6 +31,7 @@
 mod action;
 mod argocd;
 mod bad;
+mod catalog;
 mod cli;
 mod completions;
 mod components;
