@@ -31,6 +31,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::model::{DeploymentMode, InferenceService, Role, Settings};
 use crate::rendered::Rendered;
+use crate::select::overlays::Outcome;
 use crate::select::resolve::{Accelerator, Resolution};
 use crate::yaml::{Map, Node};
 use component::merge_component;
@@ -209,6 +210,11 @@ pub(crate) fn render_inference_service(
     // keeps one of the same).
     if let Some(model) = resolution.model.filter(|_| !out.is_empty()) {
         diags.extend(model_agent::model_diagnostic(model, settings));
+        for overlay in &resolution.overlays {
+            if let Outcome::Mounted(model) = overlay.outcome {
+                diags.extend(model_agent::overlay_diagnostic(model, settings));
+            }
+        }
     }
     // One copy of the InferenceService's identity, shared by its objects.
     let source = Arc::new(isvc.object.clone());

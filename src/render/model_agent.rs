@@ -87,6 +87,58 @@ pub(crate) fn model_diagnostic(model: &BaseModel, settings: &Settings) -> Option
     )
 }
 
+/// The diagnostic about a model mounted as an overlay that only the model agent puts on the
+/// node, if any (SEMANTICS.md#model-agent). OME v1.3 gives the pods no node selector for an
+/// overlay, so nothing holds them until it is there: a pod can start with the overlay's
+/// directory empty. The same text for every InferenceService of the overlay ([`dedup`]).
+pub(crate) fn overlay_diagnostic(model: &BaseModel, settings: &Settings) -> Option<Diagnostic> {
+    let uri = model.storage.storage_uri.as_deref().unwrap_or("");
+    // Without a path OME mounts nothing for it (SEMANTICS.md#overlays).
+    let path = model.storage.path.as_deref()?;
+    let d = match AgentStorage::of(model) {
+        AgentStorage::NotNeeded => return None,
+        AgentStorage::Handled => {
+            // Once the settings say the agent runs, a note (as for a primary model): the
+            // pods still have no selector to wait for the overlay.
+            let (agent, diagnostic): (_, fn(Code, String) -> Diagnostic) =
+                if settings.model_agent.enabled {
+                    ("ome-render.yaml says the cluster runs it", Diagnostic::note)
+                } else {
+                    (
+                        "off by default in OME v1.3's chart: modelAgent.enabled: false",
+                        Diagnostic::warning,
+                    )
+                };
+            diagnostic(
+                Code::ModelAgent,
+                format!(
+                    "{} ({uri}) is mounted as an overlay from the node's `{path}`: only OME's model agent puts it there ({agent}), and OME v1.3 gives the pods no node selector for an overlay, so a pod can start on a node where the directory is still empty",
+                    model.object
+                ),
+            )
+            .help("store the overlay on a PVC (pvc://), or have the agent download it to every node the pods can run on before they start")
+        }
+        AgentStorage::Unhandled => Diagnostic::warning(
+            Code::ModelAgentUnsupported,
+            format!(
+                "{} is mounted as an overlay from the node's `{path}`, but it is stored at `{uri}`, which OME v1.3's model agent cannot download (it handles hf://, oci://, vendor:// and local://): the directory stays empty unless it is put on the nodes by other means",
+                model.object
+            ),
+        )
+        .help("store the overlay on hf://, oci:// or a PVC (pvc://)"),
+    };
+    let pos = if model.storage.storage_uri_pos.is_none() {
+        model.pos
+    } else {
+        model.storage.storage_uri_pos
+    };
+    Some(
+        d.at(pos)
+            .object(model.object.clone())
+            .field("spec.storage.storageUri"),
+    )
+}
+
 /// Keeps the first of the model agent's diagnostics that are the same (one per model).
 pub(crate) fn dedup(diags: &mut Vec<Diagnostic>) {
     let mut seen = std::collections::HashSet::new();

@@ -37,6 +37,7 @@ macro_rules! fixture {
 fixture!(seed_named, "testdata/seed-named");
 fixture!(command_flags, "testdata/command-flags");
 fixture!(router, "testdata/router");
+fixture!(overlays, "testdata/overlays");
 fixture!(service_app_protocols, "testdata/service-app-protocols");
 fixture!(monitoring, "testdata/monitoring");
 fixture!(

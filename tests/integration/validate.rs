@@ -25,6 +25,7 @@ const RENDERED: &[(&[&str], &[&str])] = &[
     (&["testdata/seed-named"], &["deployment"]),
     (&["testdata/command-flags"], &["deployment"]),
     (&["testdata/router"], &["deployment"]),
+    (&["testdata/overlays"], &["deployment"]),
     (&["testdata/passthrough"], &[]),
     (&["testdata/no-model"], &["deployment"]),
     (

@@ -537,3 +537,70 @@ fn a_dotted_overlay_name_is_a_volume_name_the_api_server_refuses() {
         "OVERLAY_DRAFT.V2_ß_MODEL_PATH"
     );
 }
+
+/// An overlay the model agent puts on the node (a hostPath of `storage.path`): a warning,
+/// since OME gives the pods no node selector for it (a note once the settings say the agent
+/// runs); storage the agent cannot download: the stronger warning; a PVC overlay: nothing.
+#[test]
+fn overlays_that_need_the_model_agent() {
+    let input = format!(
+        "{}{}{}{}{RAW_RUNTIME}{}",
+        model("primary", "{storageUri: \"pvc://ns:claim/m\"}"),
+        model(
+            "hf-lora",
+            "{storageUri: \"hf://org/lora\", path: /raid/lora}"
+        ),
+        model(
+            "s3-lora",
+            "{storageUri: \"s3://bucket/lora\", path: /raid/s3}"
+        ),
+        model("pvc-lora", "{storageUri: \"pvc://ns:adapters/lora\"}"),
+        isvc_of("a", "primary").replace(
+            "model: {name: primary}",
+            "model: {name: primary, overlays: [{name: hf-lora}, {name: s3-lora}, {name: pvc-lora}]}"
+        ),
+    );
+    let r = render(&input);
+    assert_eq!(errors(&r), Vec::<&str>::new());
+    let agent = with_code(&r, Code::ModelAgent);
+    assert_eq!(agent.len(), 1, "{:?}", r.diags);
+    assert_eq!(agent[0].severity, crate::diagnostics::Severity::Warning);
+    assert_eq!(agent[0].object.as_ref().unwrap().name, "hf-lora");
+    assert!(
+        agent[0]
+            .message
+            .contains("mounted as an overlay from the node's `/raid/lora`")
+            && agent[0].message.contains("no node selector for an overlay"),
+        "{}",
+        agent[0].message
+    );
+    let unsupported = with_code(&r, Code::ModelAgentUnsupported);
+    assert_eq!(unsupported.len(), 1, "{:?}", r.diags);
+    assert_eq!(unsupported[0].object.as_ref().unwrap().name, "s3-lora");
+    // The requirements note lists the agent.
+    assert!(
+        with_code(&r, Code::ApisNeeded)
+            .iter()
+            .any(|d| d.message.starts_with("the output needs OME's model agent")),
+        "{:?}",
+        r.diags
+    );
+
+    let options = Options {
+        namespace: "default".into(),
+        allow_empty: true,
+        ..Options::default()
+    };
+    let r = render_texts(
+        &[
+            ("ome-render.yaml", "modelAgent: {enabled: true}\n"),
+            ("in.yaml", &input),
+        ],
+        &options,
+    );
+    let agent = with_code(&r, Code::ModelAgent);
+    assert_eq!(agent.len(), 1, "{:?}", r.diags);
+    assert_eq!(agent[0].severity, crate::diagnostics::Severity::Note);
+    assert_eq!(with_code(&r, Code::ModelAgentUnsupported).len(), 1);
+    assert!(with_code(&r, Code::ApisNeeded).is_empty(), "{:?}", r.diags);
+}
