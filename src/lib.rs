@@ -25,6 +25,7 @@
 //! With the `fuzzing` feature, `fuzzing` holds the entry points of the fuzz targets in
 //! `fuzz/` (FUZZING.md); nothing else of the library is public.
 
+pub(crate) mod admission;
 pub(crate) mod catalog;
 pub mod cli;
 pub(crate) mod commands;
@@ -37,6 +38,7 @@ pub(crate) mod emit;
 pub mod fuzzing;
 pub(crate) mod go;
 pub(crate) mod inherit;
+pub(crate) mod inspect;
 pub(crate) mod k8s;
 pub(crate) mod load;
 pub(crate) mod merge;

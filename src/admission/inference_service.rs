@@ -16,6 +16,7 @@ use crate::model::InferenceService;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::model::inference_service::overlay_env_name;
+use crate::model::int_or_str::valid_budget;
 use crate::yaml::{Map, Node};
 use std::collections::{HashMap, HashSet};
 
@@ -777,18 +778,6 @@ fn replica_bounds(f: &mut Findings<'_>, spec: &Node) {
                 format!("spec.{role}.minReplicas ({lo}) must be <= maxReplicas ({hi})"),
             );
         }
-    }
-}
-
-/// Whether a PodDisruptionBudget value is a non-negative integer or `<0..100>%`.
-pub(crate) fn valid_budget(value: IntOrStr<'_>) -> bool {
-    match value {
-        IntOrStr::Int(i) => i >= 0,
-        IntOrStr::Str(s) => s
-            .strip_suffix('%')
-            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| n <= 100),
     }
 }
 
