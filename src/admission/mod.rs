@@ -12,6 +12,7 @@ pub(crate) mod migration;
 pub(crate) mod names;
 pub(crate) mod pod;
 pub(crate) mod rollout;
+pub(crate) mod rules;
 pub(crate) mod runtime;
 pub(crate) mod traffic;
 
