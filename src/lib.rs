@@ -10,13 +10,14 @@
 //!   object), [`modelmeta`] (the model metadata OME's model agent derives from a Hugging Face
 //!   snapshot);
 //! - stages, in pipeline order: [`load`] finds, reads and parses the inputs (the only module
-//!   that reads files); [`model`] holds the typed views of OME's resources; [`catalog`]
+//!   that reads files); [`model`] holds the typed views of OME's resources; [`admission`]
+//!   is OME's admission of one object as written (one table of rules); [`catalog`]
 //!   indexes the objects, finds duplicates, applies presets and checks runtimes; [`inherit`]
 //!   resolves runtime inheritance; [`select`] resolves each InferenceService's model, runtime
 //!   and accelerator classes; [`render`] builds the Deployments, Services and the rest;
 //!   [`emit`] checks, orders and writes the output (the only module that writes files);
 //!   [`diff`] compares two renders, says what changed them, and writes the report;
-//! - on top: [`pipeline`] runs the stages, [`cli`] is the command line and [`commands`] runs
+//! - on top: [`inspect`] builds the reports of `explain` and `tree`, [`pipeline`] runs the stages, [`cli`] is the command line and [`commands`] runs
 //!   it (the only module that prints).
 //!
 //! Every stage between loading and emitting is pure and reports problems as
@@ -25,6 +26,7 @@
 //! With the `fuzzing` feature, `fuzzing` holds the entry points of the fuzz targets in
 //! `fuzz/` (FUZZING.md); nothing else of the library is public.
 
+pub(crate) mod admission;
 pub(crate) mod catalog;
 pub mod cli;
 pub(crate) mod commands;
@@ -37,6 +39,7 @@ pub(crate) mod emit;
 pub mod fuzzing;
 pub(crate) mod go;
 pub(crate) mod inherit;
+pub(crate) mod inspect;
 pub(crate) mod k8s;
 pub(crate) mod load;
 pub(crate) mod merge;

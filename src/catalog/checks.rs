@@ -16,7 +16,7 @@
 //!   OME ignores it silently; ome-render warns, with the closest class name.
 //!
 //! Disabled runtimes skip these checks, as in OME. The per-runtime rules of OME's webhook
-//! that need no other object are in `model::validate::runtime`.
+//! that need no other object are in `admission::runtime`.
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, suggest};

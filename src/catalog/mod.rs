@@ -8,12 +8,13 @@ pub(crate) mod checks;
 pub(crate) mod model_metadata;
 pub(crate) mod preset;
 
+use crate::admission;
 use crate::diagnostics::suggest::SUGGESTED_FROM;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::id::ObjectId;
 use crate::k8s::kinds;
 use crate::load::Object;
-use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope, validate};
+use crate::model::{AcceleratorClass, BaseModel, InferenceService, Runtime, Scope};
 use crate::revision::Revision;
 use crate::revision::lock::Lock;
 use rayon::prelude::*;
@@ -365,8 +366,13 @@ fn read_entry(
                 .admission
                 .iter()
                 .any(|d| d.field.as_deref() == Some("metadata.namespace"));
-            isvc.admission
-                .extend(validate::inference_service::check(&obj.root, &isvc));
+            isvc.admission.extend(admission::rules::admit(
+                &obj.root,
+                &obj.kind,
+                &isvc.object,
+                isvc.pos,
+                Some(&isvc),
+            ));
             diags.extend(crate::model::schema::check_inference_service(
                 &obj.root,
                 &obj.object_ref(),
@@ -377,8 +383,8 @@ fn read_entry(
             let cluster = obj.kind == "ClusterBaseModel";
             let namespace = (!cluster).then_some(namespace);
             let m = BaseModel::read(&obj, namespace.clone(), diags);
-            diags.extend(validate::base_model::check(
-                &obj.root, &m.object, m.pos, cluster,
+            diags.extend(admission::rules::admit(
+                &obj.root, &obj.kind, &m.object, m.pos, None,
             ));
             Entry::Model(namespace, Box::new(m))
         }
@@ -394,10 +400,12 @@ fn read_entry(
                 Scope::Cluster
             };
             let namespace = (scope == Scope::Namespaced).then_some(namespace);
-            let checked = validate::runtime::check(
+            let checked = admission::rules::admit(
                 &obj.root,
+                &obj.kind,
                 &obj.object_ref(),
                 crate::model::name_pos(&obj.root),
+                None,
             );
             // The view takes the spec's tree when the object goes once read (a copy costs
             // the time and leaves the memory as it is, BENCHMARKS.md), a copy when it stays.
@@ -415,10 +423,12 @@ fn read_entry(
         _ => {
             // "AcceleratorClass", the last of CONSUMED_KINDS.
             let c = AcceleratorClass::read(&obj, diags);
-            diags.extend(validate::accelerator_class::check(
+            diags.extend(admission::rules::admit(
                 &obj.root,
+                &obj.kind,
                 &obj.object_ref(),
                 crate::model::name_pos(&obj.root),
+                None,
             ));
             Entry::Class(Box::new(c))
         }
@@ -432,7 +442,7 @@ fn is_inference_service(obj: &Object) -> bool {
 
 /// What the API server checks of every object's metadata (SEMANTICS.md#names).
 fn metadata_problems(obj: &Object) -> Vec<Diagnostic> {
-    validate::names::check_object(
+    admission::rules::metadata(
         &obj.root,
         obj.group(),
         &obj.kind,

@@ -5,8 +5,8 @@
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::inspect::effective::{for_isvc, for_runtime, pin_of, render};
 use crate::model::Scope;
-use crate::select::effective::{for_isvc, for_runtime, pin_of, render};
 use crate::select::resolve::{Resolver, resolve};
 use std::io::Write;
 

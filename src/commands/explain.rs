@@ -5,8 +5,8 @@ use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_writ
 use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::inherit::Inherited;
+use crate::inspect::explain::{EXPLICIT_RUNTIME_NOTE, NO_RUNTIMES_NOTE, render_json, render_table};
 use crate::select::auto::validate_model;
-use crate::select::explain::{EXPLICIT_RUNTIME_NOTE, NO_RUNTIMES_NOTE, render_json, render_table};
 use crate::select::request::Request;
 use crate::select::resolve::Resolver;
 use crate::source::Sources;

@@ -5,11 +5,11 @@
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{GlobalArgs, TreeArgs, TreeFormat};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::model::Scope;
-use crate::select::resolve::{Resolver, resolve};
-use crate::select::tree::{
+use crate::inspect::tree::{
     TreeError, isvc_tree, render_graph, render_json, render_table, runtime_tree, target,
 };
+use crate::model::Scope;
+use crate::select::resolve::{Resolver, resolve};
 use std::io::Write;
 
 pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {

@@ -67,6 +67,10 @@ pub(crate) fn is_dns1035_chars(name: &str) -> bool {
 }
 
 /// apimachinery's `IsDNS1123Label`.
+/// How to write a DNS-1123 label (a namespace, a label-named object).
+pub(crate) const DNS1123_LABEL_HELP: &str =
+    "use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit";
+
 pub(crate) fn dns1123_label_problems(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     if name.len() > LABEL_MAX {

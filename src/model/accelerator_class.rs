@@ -76,7 +76,7 @@ impl AcceleratorClass {
                     resources.push((name, quantity));
                 }
                 // A map without a name is the CRD's `Required value`
-                // (`model::validate::accelerator_class`).
+                // (`admission::accelerator_class`).
                 None if item.as_map().is_some() => {}
                 None => r.invalid(item, &path, "a resource with a `name`"),
             }

@@ -36,7 +36,7 @@ pub(crate) struct InferenceService {
     /// `spec.deploymentMode` (v1.3).
     pub(crate) deployment_mode: Option<String>,
     /// What OME's admission finds wrong with the InferenceService as written
-    /// (`model::validate::inference_service`); reported with the InferenceService's other
+    /// (`admission::inference_service`); reported with the InferenceService's other
     /// problems.
     pub(crate) admission: Vec<Diagnostic>,
     /// The API server refuses its namespace: nothing can be looked up there, so it is not

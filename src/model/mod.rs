@@ -11,10 +11,10 @@ pub(crate) mod base_model;
 pub(crate) mod component;
 pub(crate) mod fields;
 pub(crate) mod inference_service;
+pub(crate) mod int_or_str;
 pub(crate) mod runtime;
 pub(crate) mod schema;
 pub(crate) mod settings;
-pub(crate) mod validate;
 pub(crate) mod version;
 
 pub(crate) use accelerator_class::AcceleratorClass;

@@ -39,11 +39,12 @@ pub(crate) use model_agent::ModelAgent;
 pub(crate) use pod_monitor::PodMonitorConfig;
 
 use super::fields::Reader;
-use super::validate::IntOrStr;
-use super::validate::inference_service::valid_budget;
+use super::int_or_str::{IntOrStr, valid_budget};
 use crate::diagnostics::suggest::closest;
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::go;
 use crate::k8s::api_versions::ApiVersions;
+use crate::k8s::meta::{DNS1123_LABEL_HELP, dns1123_label_problems, is_label_chars};
 use crate::yaml::{Node, Value};
 
 /// A PodDisruptionBudget's one field: `minAvailable` or `maxUnavailable`, with its value.
@@ -291,21 +292,25 @@ impl Settings {
         {
             // Written into the output (the runtime revisions' namespace): a namespace's rule.
             let at = node.get("omeNamespace").map_or(node.pos, |n| n.pos);
-            let problems = crate::model::validate::names::namespace_problems(&v, at);
-            if problems.is_empty() {
-                settings.ome_namespace = v;
-            }
-            for p in problems {
+            let problems = if v.len() <= 63 && is_label_chars(&v) {
+                Vec::new()
+            } else {
+                dns1123_label_problems(&v)
+            };
+            for m in &problems {
                 r.diags.push(
                     Diagnostic::error(
                         Code::Settings,
-                        p.message.replacen("metadata.namespace", "omeNamespace", 1),
+                        format!("omeNamespace: Invalid value: {}: {m}", go::quote(&v)),
                     )
-                    .at(p.pos)
+                    .at(at)
                     .object(object.clone())
                     .field("omeNamespace")
-                    .help(p.help),
+                    .help(DNS1123_LABEL_HELP),
                 );
+            }
+            if problems.is_empty() {
+                settings.ome_namespace = v;
             }
         }
         if let Some(pdb) = node.get("podDisruptionBudget") {

@@ -11,8 +11,8 @@
 //! ome-render refuses the InferenceService with the API server's text
 //! (`ome::render::reconcile`), once per problem however many objects share it.
 
+use crate::admission::names::{self, NameRule, Problem};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::model::validate::names::{self, NameRule, Problem};
 use crate::model::{InferenceService, Role};
 use crate::rendered::{Body, Rendered};
 use crate::select::resolve::Resolution;

@@ -5,11 +5,9 @@
 //! RawDeployment dispatch accepts. What OME's controller would fail on is returned as its
 //! error text.
 
+use crate::admission::autoscaler::{AUTOSCALER_CLASS_ANNOTATION, TARGET_UTILIZATION_ANNOTATION};
 use crate::model::Role;
 use crate::model::settings::ReplicaDefaults;
-use crate::model::validate::autoscaler::{
-    AUTOSCALER_CLASS_ANNOTATION, TARGET_UTILIZATION_ANNOTATION,
-};
 use crate::yaml::{Node, Pos};
 use std::collections::BTreeMap;
 

@@ -57,7 +57,7 @@ pub(super) fn render(
         Err(message) => {
             diags.push(reconcile_error(
                 format!("failed to resolve autoscaler for raw {role}: {message}"),
-                annotation_pos(crate::model::validate::autoscaler::AUTOSCALER_CLASS_ANNOTATION),
+                annotation_pos(crate::admission::autoscaler::AUTOSCALER_CLASS_ANNOTATION),
                 format!("{}.annotations", c.field),
                 "use hpa, keda or external in ome.io/autoscalerClass, or better an autoscaler block on the component",
             ));

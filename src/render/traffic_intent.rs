@@ -8,11 +8,11 @@ use super::objects::traffic_policy::{
     self, BTP_API_VERSION, BTP_KIND, CircuitBreaker, DR_API_VERSION, DR_KIND, Intent, Retry,
     Timeout,
 };
-use crate::diagnostics::{Code, Diagnostic};
-use crate::go;
-use crate::model::validate::traffic::{
+use crate::admission::traffic::{
     CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
 };
+use crate::diagnostics::{Code, Diagnostic};
+use crate::go;
 use crate::model::{InferenceService, Settings};
 use crate::rendered::Rendered;
 

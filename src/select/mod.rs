@@ -11,22 +11,18 @@
 //! - [`scorer`]: how well, and which entry applies after selection;
 //! - [`auto`]: auto-selection over a [`RuntimeIndex`] built once from every runtime;
 //! - [`named`]: what OME says about a runtime named in `spec.runtime.name`;
-//! - [`explain`]: the `explain` rows and their table and JSON renderings;
-//! - [`effective`]: `explain --effective`, the runtime spec after inheritance, preset and
-//!   accelerator settings, annotated with where each value comes from;
 //! - [`pins`]: which revision a pinned InferenceService renders from, and `pin`'s plan;
 //! - [`resolve`]: one InferenceService's model and runtime, as diagnostics;
 //! - [`overlays`]: the models `spec.model.overlays` mounts beside it;
-//! - [`accelerator_policy`]: the accelerator class of each engine and decoder;
-//! - [`tree`]: a runtime's inheritance tree and its users, for `ome-render tree`.
+//! - [`accelerator_policy`]: the accelerator class of each engine and decoder.
+//!
+//! The reports of `explain` and `tree` built on these are in [`crate::inspect`].
 //!
 //! Everything here is pure: inputs are the typed model views, outputs are values and OME's
 //! exact message texts, which the caller turns into diagnostics.
 
 pub(crate) mod accelerator_policy;
 pub(crate) mod auto;
-pub(crate) mod effective;
-pub(crate) mod explain;
 pub(crate) mod matcher;
 pub(crate) mod named;
 pub(crate) mod overlays;
@@ -37,4 +33,3 @@ pub(crate) mod scorer;
 pub(crate) mod size;
 #[cfg(test)]
 pub(crate) mod testutil;
-pub(crate) mod tree;

@@ -300,7 +300,7 @@ fn resolve_model<'a>(
     }
     if model.namespace.is_none()
         && let Some(uri) = model.storage.storage_uri.as_deref()
-        && let Some(Ok(pvc)) = crate::model::validate::base_model::parse_pvc(uri)
+        && let Some(Ok(pvc)) = crate::admission::base_model::parse_pvc(uri)
         && let Some(pvc_ns) = pvc.namespace
         && pvc_ns != ns
     {
@@ -408,7 +408,7 @@ pub(crate) fn resolve<'a>(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolution<'a>> {
     // Admission reports an InferenceService with neither a model nor a runtime, and a decoder
-    // without an engine (`model::validate::inference_service`).
+    // without an engine (`admission::inference_service`).
     if isvc.namespace_refused {
         return None;
     }

@@ -1,7 +1,8 @@
 //! The layers of ARCHITECTURE.md, enforced: a module may use only modules at or below its
 //! own layer. The libraries (`k8s`, `yaml`, `source`, `diagnostics`, `merge`, `rendered`) sit
-//! beneath the stages; the stages run load → model → catalog → inherit → select → render →
-//! emit, and `diff` compares two renders; `pipeline`, `cli` and `commands` sit on top. And
+//! beneath the stages; the stages run load → model → admission → catalog → inherit → select →
+//! render → emit, and `diff` compares two renders; `inspect`, `pipeline`, `cli` and `commands`
+//! sit on top. And
 //! no file imports a file that imports it back (directly or through others).
 
 use crate::support::repo_root;
@@ -22,12 +23,14 @@ const LAYERS: &[&str] = &[
     "load",
     "model",
     "revision",
+    "admission",
     "catalog",
     "inherit",
     "select",
     "render",
     "emit",
     "diff",
+    "inspect",
     "pipeline",
     "cli",
     "commands",

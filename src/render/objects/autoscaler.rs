@@ -2,9 +2,9 @@
 //! writes it (SEMANTICS.md#autoscaling), and the metadata OME gives the scalers it creates.
 
 use super::{ComponentNames, object_meta_map, rendered};
+use crate::admission::autoscaler::AUTOSCALER_CLASS_ANNOTATION;
 use crate::map;
 use crate::model::InferenceService;
-use crate::model::validate::autoscaler::AUTOSCALER_CLASS_ANNOTATION;
 use crate::render::autoscaling::Autoscaling;
 use crate::render::metadata::{Meta, string_map_node};
 use crate::rendered::Rendered;

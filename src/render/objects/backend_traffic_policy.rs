@@ -9,12 +9,12 @@
 //! fails and the service never becomes Ready.
 
 use super::{object_meta_map, rendered};
+use crate::admission::traffic::{
+    CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
+};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::map;
 use crate::model::settings::IngressConfig;
-use crate::model::validate::traffic::{
-    CIRCUIT_BREAKER, PASSTHROUGH_ENVOY, PASSTHROUGH_ISTIO, RETRY, TIMEOUT,
-};
 use crate::model::{InferenceService, Settings};
 use crate::rendered::Rendered;
 use crate::yaml::Node;

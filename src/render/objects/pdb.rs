@@ -6,9 +6,8 @@
 use super::{ComponentNames, app_selector, object_meta_map, rendered};
 use crate::map;
 use crate::model::InferenceService;
+use crate::model::int_or_str::{IntOrStr, valid_budget};
 use crate::model::settings::Budget;
-use crate::model::validate::IntOrStr;
-use crate::model::validate::inference_service::valid_budget;
 use crate::render::metadata::Meta;
 use crate::rendered::Rendered;
 use crate::yaml::{Node, Pos};

@@ -12,11 +12,13 @@ pub(crate) mod migration;
 pub(crate) mod names;
 pub(crate) mod pod;
 pub(crate) mod rollout;
+pub(crate) mod rules;
 pub(crate) mod runtime;
 pub(crate) mod traffic;
 
 use crate::diagnostics::{Code, Diagnostic, ObjectRef};
 use crate::go;
+pub(crate) use crate::model::int_or_str::IntOrStr;
 use crate::yaml::{Node, Pos, Value};
 
 /// The problems found in one object.
@@ -149,24 +151,6 @@ impl<'a> Findings<'a> {
             && !allowed.contains(&s)
         {
             self.unsupported(code, n, &format!("{path}.{key}"), allowed);
-        }
-    }
-}
-
-/// A Kubernetes `IntOrString` value as written.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum IntOrStr<'a> {
-    Int(i64),
-    Str(&'a str),
-}
-
-impl<'a> IntOrStr<'a> {
-    /// The node as an int-or-string; `None` for null and other types.
-    pub(crate) fn of(node: &'a Node) -> Option<IntOrStr<'a>> {
-        match &node.value {
-            Value::Int(i) => Some(IntOrStr::Int(*i)),
-            Value::Str(s) => Some(IntOrStr::Str(s)),
-            _ => None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! OME v1.3's admission of an InferenceService as written (SEMANTICS.md#admission): the CRD
-//! schema, then the validating webhook's rules in the webhook's order. Every failing rule is
+//! schema, then the validating webhook's rules, each run in the webhook's order by the table of
+//! `rules`. Every failing rule is
 //! reported with OME's message; the webhook reports only the first. The rules that look up
 //! other objects (the model, the runtime) run in `select::resolve`.
 
@@ -8,14 +9,14 @@ use super::autoscaler::{
     TARGET_UTILIZATION_ANNOTATION,
 };
 use super::names::NameRule;
-use super::rollout::{self, NAME_FORMAT, valid_name};
-use super::{Findings, IntOrStr, admission_mode, pod, present, traffic};
-use crate::diagnostics::{Code, Diagnostic};
+use super::rollout::{NAME_FORMAT, valid_name};
+use super::{Findings, IntOrStr, admission_mode, pod, present};
+use crate::diagnostics::Code;
 use crate::go::{self, Json};
-use crate::model::InferenceService;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::model::inference_service::overlay_env_name;
+use crate::model::int_or_str::valid_budget;
 use crate::yaml::{Map, Node};
 use std::collections::{HashMap, HashSet};
 
@@ -35,53 +36,11 @@ fn components(spec: &Node) -> impl Iterator<Item = (Role, &Node)> {
     })
 }
 
-/// Every admission problem of `isvc` (whose object is `root`).
-pub(crate) fn check(root: &Node, isvc: &InferenceService) -> Vec<Diagnostic> {
-    let mut f = Findings::new(&isvc.object, isvc.pos);
-    let empty = Node::map(Map::new());
-    let spec = root
-        .get("spec")
-        .filter(|s| s.as_map().is_some())
-        .unwrap_or(&empty);
-    schema(&mut f, spec);
-    legacy_fields(&mut f, spec);
-    scaling_policy(&mut f, CODE, spec, "spec.scalingPolicy");
-    migration_requests(&mut f, &isvc.annotations, spec);
-    ready_policy_none(&mut f, &isvc.annotations, spec);
-    rollout::check_replica_refs(&mut f, spec);
-    name(&mut f, root, &isvc.name);
-    legacy_annotations(&mut f, &isvc.annotations);
+/// ISVC-09: each component's own `autoscaler` block.
+pub(super) fn autoscaler_blocks(f: &mut Findings<'_>, spec: &Node) {
     for (role, c) in components(spec) {
-        autoscaler::check_block(
-            &mut f,
-            CODE,
-            role.as_str(),
-            c,
-            &format!("spec.{role}"),
-            false,
-        );
+        autoscaler::check_block(f, CODE, role.as_str(), c, &format!("spec.{role}"), false);
     }
-    annotation_conflict(&mut f, &isvc.annotations, spec);
-    policy_refs(&mut f, spec);
-    target_utilization(&mut f, &isvc.annotations);
-    decoder_without_engine(&mut f, spec);
-    leader_worker_pairing(&mut f, spec);
-    lean_multi_pod(&mut f, spec);
-    mode_combination(&mut f, spec);
-    scale_to_zero(&mut f, &isvc.annotations, spec);
-    replica_bounds(&mut f, spec);
-    disruption_budgets(&mut f, spec);
-    rollout::check_multi_cluster(&mut f, spec);
-    traffic::check_spec(&mut f, spec);
-    traffic::check_annotations(&mut f, &isvc.annotations, spec);
-    rollout::check_rollout(&mut f, spec);
-    lifecycle(&mut f, spec);
-    deployment_strategy(&mut f, &isvc.annotations, spec);
-    model_or_runtime(&mut f, spec);
-    overlays(&mut f, spec);
-    model_not_rendered(&mut f, spec);
-    super::migration::check_inference_service(&mut f, &isvc.annotations, spec, &isvc.name);
-    f.diags
 }
 
 /// The accelerator selection policies of the CRD (CRD-10).
@@ -89,7 +48,7 @@ const ACCELERATOR_POLICIES: &[&str] = &["BestFit", "Cheapest", "MostCapable", "F
 
 /// The CRD schema's checks of the fields ome-render reads (the API server runs them before
 /// any webhook).
-fn schema(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn schema(f: &mut Findings<'_>, spec: &Node) {
     if let Some(mode) = spec.get("deploymentMode")
         && mode.as_str() == Some("MultiNode")
     {
@@ -290,7 +249,7 @@ pub(crate) fn scaling_policy(f: &mut Findings<'_>, code: Code, spec: &Node, path
 }
 
 /// ISVC-01: v1.2's `scaleTarget` and `scaleMetric` on a component.
-fn legacy_fields(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn legacy_fields(f: &mut Findings<'_>, spec: &Node) {
     for key in [
         "engine",
         "decoder",
@@ -329,7 +288,7 @@ fn legacy_fields(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-03: migration requests (`ome.io/migration-request-v1-<uuid>`) in the annotations.
-fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
+pub(super) fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
     for (key, node) in annotations.iter() {
         let Some(uuid) = key.strip_prefix(MIGRATION_REQUEST_PREFIX) else {
             continue;
@@ -425,7 +384,7 @@ fn multi_pod(component: &Node) -> bool {
 }
 
 /// ISVC-04: `readyPolicy: None` on a multi-pod OMENative component.
-fn ready_policy_none(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
+pub(super) fn ready_policy_none(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
     let mode = isvc_mode(annotations, spec);
     for role in [Role::Engine, Role::Decoder] {
         let Some(c) = present(spec, role.as_str()) else {
@@ -458,7 +417,7 @@ fn ready_policy_none(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 }
 
 /// ISVC-07: OME's own name format (stricter than the API server's).
-fn name(f: &mut Findings<'_>, root: &Node, name: &str) {
+pub(super) fn name(f: &mut Findings<'_>, root: &Node, name: &str) {
     // The API server's own rule comes first (CRD-19, `names::check_object`, which reports
     // it and stops the run); OME's is stricter.
     if !NameRule::Subdomain.allows(name) || valid_name(name) {
@@ -483,7 +442,7 @@ fn name(f: &mut Findings<'_>, root: &Node, name: &str) {
 }
 
 /// ISVC-08: the legacy `ome.io/autoscalerClass` annotation, and `ome.io/metrics` with `hpa`.
-fn legacy_annotations(f: &mut Findings<'_>, annotations: &Map) {
+pub(super) fn legacy_annotations(f: &mut Findings<'_>, annotations: &Map) {
     let Some(class) = annotations.get(AUTOSCALER_CLASS_ANNOTATION) else {
         return;
     };
@@ -522,7 +481,7 @@ fn legacy_annotations(f: &mut Findings<'_>, annotations: &Map) {
 }
 
 /// ISVC-10: the legacy class annotation together with an `autoscaler` block.
-fn annotation_conflict(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
+pub(super) fn annotation_conflict(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
     let Some(class) = annotations.get(AUTOSCALER_CLASS_ANNOTATION) else {
         return;
     };
@@ -547,7 +506,7 @@ fn annotation_conflict(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 
 /// ISVC-11: `autoscalerPolicyRef`, rejected while the AutoscalerPolicy feature is off (the
 /// chart's default; ome-render renders for such a cluster).
-fn policy_refs(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn policy_refs(f: &mut Findings<'_>, spec: &Node) {
     for (role, c) in components(spec) {
         let Some(r) = present(c, "autoscalerPolicyRef") else {
             continue;
@@ -569,7 +528,7 @@ fn policy_refs(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-13: `ome.io/targetUtilizationPercentage` on the InferenceService.
-fn target_utilization(f: &mut Findings<'_>, annotations: &Map) {
+pub(super) fn target_utilization(f: &mut Findings<'_>, annotations: &Map) {
     let Some(n) = annotations.get(TARGET_UTILIZATION_ANNOTATION) else {
         return;
     };
@@ -591,7 +550,7 @@ fn target_utilization(f: &mut Findings<'_>, annotations: &Map) {
 }
 
 /// ISVC-14.
-fn decoder_without_engine(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn decoder_without_engine(f: &mut Findings<'_>, spec: &Node) {
     if let Some(d) = present(spec, "decoder")
         && present(spec, "engine").is_none()
     {
@@ -608,7 +567,7 @@ fn decoder_without_engine(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-15: leader and worker as the InferenceService writes them (`{}` counts).
-fn leader_worker_pairing(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn leader_worker_pairing(f: &mut Findings<'_>, spec: &Node) {
     for role in [Role::Engine, Role::Decoder] {
         let Some(c) = present(spec, role.as_str()) else {
             continue;
@@ -637,7 +596,7 @@ fn named(spec: &Node, key: &str) -> bool {
 }
 
 /// ISVC-17: a multi-pod component with neither model nor runtime needs both runner images.
-fn lean_multi_pod(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn lean_multi_pod(f: &mut Findings<'_>, spec: &Node) {
     if named(spec, "model") || named(spec, "runtime") {
         return;
     }
@@ -669,7 +628,7 @@ fn lean_multi_pod(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-18: engine and decoder modes must agree when either is OMENative.
-fn mode_combination(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn mode_combination(f: &mut Findings<'_>, spec: &Node) {
     let (Some(engine), Some(decoder)) = (present(spec, "engine"), present(spec, "decoder")) else {
         return;
     };
@@ -697,7 +656,7 @@ fn mode_combination(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-19: `minReplicas: 0` needs KEDA, opted into by the InferenceService itself.
-fn scale_to_zero(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
+pub(super) fn scale_to_zero(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
     let legacy_keda = annotations
         .get(AUTOSCALER_CLASS_ANNOTATION)
         .and_then(Node::as_str)
@@ -735,7 +694,7 @@ fn scale_to_zero(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 }
 
 /// ISVC-20: the bounds the InferenceService itself sets (`maxReplicas: 0` is unset).
-fn replica_bounds(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn replica_bounds(f: &mut Findings<'_>, spec: &Node) {
     for (role, c) in components(spec) {
         let min_node = present(c, "minReplicas");
         let max_node = present(c, "maxReplicas").filter(|m| m.as_i64() != Some(0));
@@ -780,20 +739,8 @@ fn replica_bounds(f: &mut Findings<'_>, spec: &Node) {
     }
 }
 
-/// Whether a PodDisruptionBudget value is a non-negative integer or `<0..100>%`.
-pub(crate) fn valid_budget(value: IntOrStr<'_>) -> bool {
-    match value {
-        IntOrStr::Int(i) => i >= 0,
-        IntOrStr::Str(s) => s
-            .strip_suffix('%')
-            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| n <= 100),
-    }
-}
-
 /// ISVC-21: the InferenceService's own `minAvailable` and `maxUnavailable`.
-fn disruption_budgets(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn disruption_budgets(f: &mut Findings<'_>, spec: &Node) {
     for (role, c) in components(spec) {
         let path = format!("spec.{role}");
         let (min, max) = (present(c, "minAvailable"), present(c, "maxUnavailable"));
@@ -832,7 +779,7 @@ fn disruption_budgets(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-31: the component's `lifecycle` rolling-update budgets.
-fn lifecycle(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn lifecycle(f: &mut Findings<'_>, spec: &Node) {
     for (role, c) in components(spec) {
         let Some(ru) = c.at(&["lifecycle", "updateStrategy", "rollingUpdate"]) else {
             continue;
@@ -923,7 +870,7 @@ fn stamped_mode(spec: &Node) -> &'static str {
 /// ISVC-32 (a warning): `deploymentStrategy` outside RawDeployment. The validator reads the
 /// metadata annotation, which the defaulter has written when it was missing (so
 /// `spec.deploymentMode` counts only beside an empty annotation).
-fn deployment_strategy(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
+pub(super) fn deployment_strategy(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
     let mode = match annotations.get(DEPLOYMENT_MODE_ANNOTATION) {
         Some(written) => written
             .as_str()
@@ -953,7 +900,7 @@ fn deployment_strategy(f: &mut Findings<'_>, annotations: &Map, spec: &Node) {
 }
 
 /// ISVC-33: a model or a runtime (a name, not empty), unless replicas are referenced.
-fn model_or_runtime(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn model_or_runtime(f: &mut Findings<'_>, spec: &Node) {
     let referenced = spec
         .at(&["replicaRefs", "engine"])
         .and_then(Node::as_seq)
@@ -974,7 +921,7 @@ fn model_or_runtime(f: &mut Findings<'_>, spec: &Node) {
 
 /// Fine-tuned weights: admitted by OME, not rendered by ome-render yet
 /// (SEMANTICS.md#choice-not-rendered).
-fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
     for (key, what) in [("fineTunedWeights", "fine-tuned weights")] {
         if let Some(n) = spec.at(&["model", key]).filter(|n| !n.is_zero()) {
             let d = f
@@ -991,7 +938,7 @@ fn model_not_rendered(f: &mut Findings<'_>, spec: &Node) {
 }
 
 /// ISVC-36: the structure of `spec.model.overlays`.
-fn overlays(f: &mut Findings<'_>, spec: &Node) {
+pub(super) fn overlays(f: &mut Findings<'_>, spec: &Node) {
     let Some(items) = spec.at(&["model", "overlays"]).and_then(Node::as_seq) else {
         return;
     };

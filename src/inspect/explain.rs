@@ -7,9 +7,9 @@
 //! then the others, ServingRuntimes before ClusterServingRuntimes, each by name. A row's
 //! reason is the first check the runtime failed, in the order OME checks.
 
-use super::auto::{Evaluation, Ranked, RuntimeIndex, evaluate, rank};
-use super::request::Request;
 use crate::model::{BaseModel, Scope};
+use crate::select::auto::{Evaluation, Ranked, RuntimeIndex, evaluate, rank};
+use crate::select::request::Request;
 use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Pos, Value};
 
@@ -43,7 +43,7 @@ pub(crate) enum Verdict {
 
 impl<'a> RuntimeIndex<'a> {
     /// Every runtime visible in the request's namespace, weighed for `model`. Call
-    /// [`validate_model`](super::auto::validate_model) first: without a format name every
+    /// [`validate_model`](crate::select::auto::validate_model) first: without a format name every
     /// runtime reads as a format mismatch.
     pub(crate) fn explain(&self, model: &BaseModel, request: &Request) -> Vec<ExplainRow<'a>> {
         let mut selectable: Vec<Ranked<'a>> = Vec::new();

@@ -9,15 +9,15 @@
 //! it, named or (beyond `kubectl ome`, which can't see them) auto-selected, and pinned ones
 //! with their revision.
 
-use super::auto::validate_model;
-use super::pins::{self, Live};
-use super::request::Request;
-use super::resolve::{Resolver, named_runtime};
 use crate::catalog::Catalog;
 use crate::drawing::{Graph, Line, Shape};
 use crate::inherit::{self, Issue, Walk};
 use crate::model::{InferenceService, Runtime, Scope};
 use crate::revision::kind_name;
+use crate::select::auto::validate_model;
+use crate::select::pins::{self, Live};
+use crate::select::request::Request;
+use crate::select::resolve::{Resolver, named_runtime};
 use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Value};
 
@@ -201,7 +201,7 @@ pub(crate) fn target<'a>(
 ) -> Result<&'a Runtime, TreeError> {
     // As `kubectl ome runtime tree`: a name the API server would refuse is named as such,
     // not looked up.
-    let problems = crate::model::validate::names::NameRule::Subdomain.problems(name);
+    let problems = crate::admission::names::NameRule::Subdomain.problems(name);
     if !problems.is_empty() {
         return Err(TreeError::Invalid(name.to_string(), problems));
     }

@@ -7,13 +7,13 @@
 //! runtime (or revision) whose file holds that position. Values the preset fills in have no
 //! position in any input; values an `acceleratorConfig` entry writes point at that entry.
 
-use super::resolve::{Accelerator, Resolution, named_runtime};
 use crate::catalog::Catalog;
 use crate::inherit::{self, Inherited};
 use crate::merge::args::{apply_parallelism, merge_args};
 use crate::model::{InferenceService, Role, Runtime, RuntimeSpec, Scope};
 use crate::revision::gojson::canonical;
 use crate::revision::{self, Revision, kind_name};
+use crate::select::resolve::{Accelerator, Resolution, named_runtime};
 use crate::yaml::emit::inline_scalar;
 use crate::yaml::{Map, Node, Pos, Value};
 use std::collections::HashMap;
@@ -169,7 +169,7 @@ pub(crate) fn for_isvc(
             0,
             format!("runtime: {} (named in spec.runtime)", identity(runtime)),
         );
-        let kind = super::pins::declared_kind(runtime_ref);
+        let kind = crate::select::pins::declared_kind(runtime_ref);
         e.header.push(hash_line(
             resolution.runtime,
             kind,
@@ -245,8 +245,8 @@ pub(crate) fn pin_of<'a>(
     }
     let live = named_runtime(isvc, catalog)
         .and_then(|r| inherited.spec(r).ok())
-        .map(super::pins::Live::of);
-    let status = super::pins::status(isvc, catalog, live.as_ref());
+        .map(crate::select::pins::Live::of);
+    let status = crate::select::pins::status(isvc, catalog, live.as_ref());
     (status.revision(), status.label())
 }
 

@@ -93,9 +93,7 @@ impl NameRule {
             NameRule::CronJob => {
                 "use at most 52 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
             }
-            NameRule::Label => {
-                "use at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
-            }
+            NameRule::Label => meta::DNS1123_LABEL_HELP,
             NameRule::Dns1035 => {
                 "use at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
             }
