@@ -12,12 +12,12 @@ use super::names::NameRule;
 use super::rollout::{NAME_FORMAT, valid_name};
 use super::{Findings, IntOrStr, admission_mode, pod, present};
 use crate::diagnostics::Code;
-use crate::go::{self, Json};
+use crate::go;
 use crate::model::Role;
 use crate::model::component::DEPLOYMENT_MODE_ANNOTATION;
 use crate::model::inference_service::overlay_env_name;
 use crate::model::int_or_str::valid_budget;
-use crate::yaml::{Map, Node};
+use crate::yaml::{Map, Node, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Webhook rejections.
@@ -300,12 +300,17 @@ pub(super) fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: 
         }
         let field = format!("metadata.annotations.{key}");
         let message = {
-            match go::parse_json(node.as_str().unwrap_or("")) {
-                Err(e) => Some(format!("migration request {uuid}: {e}")),
-                Ok(Json::Object(members)) => {
-                    let get = |k: &str| members.iter().find(|(m, _)| m == k).map(|(_, v)| v);
+            match go::json::parse(node.as_str().unwrap_or(""), 0).map(|root| root.value) {
+                // OME reads the value with `json.Unmarshal`, whose syntax errors these are.
+                Err(e) => Some(format!(
+                    "migration request {uuid}: parse migration request: {}",
+                    e.message
+                )),
+                Ok(Value::Map(members)) => {
+                    let get =
+                        |k: &str| members.iter().find(|(m, _)| *m == k).map(|(_, v)| &v.value);
                     let component = match get("component") {
-                        Some(Json::Str(s)) => s.as_str(),
+                        Some(Value::Str(s)) => s.as_str(),
                         _ => "",
                     };
                     let declared = match component {
@@ -314,11 +319,11 @@ pub(super) fn migration_requests(f: &mut Findings<'_>, annotations: &Map, spec: 
                         _ => false,
                     };
                     let instance = match get("instance") {
-                        Some(Json::Number(n)) => n.parse::<i64>().ok(),
+                        Some(Value::Int(n)) => Some(*n),
                         _ => None,
                     };
                     let schema = match get("schemaVersion") {
-                        Some(Json::Str(s)) => Some(s.as_str()),
+                        Some(Value::Str(s)) => Some(s.as_str()),
                         _ => None,
                     };
                     if schema != Some("v1") {

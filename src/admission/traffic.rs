@@ -3,8 +3,8 @@
 
 use super::{Findings, present};
 use crate::diagnostics::Code;
-use crate::go::{self, Json};
-use crate::yaml::{Map, Node};
+use crate::go;
+use crate::yaml::{Map, Node, Value};
 use std::collections::HashSet;
 
 const CODE: Code = Code::InvalidInferenceService;
@@ -260,44 +260,43 @@ fn value_error(key: &str, value: &str, kind: Kind) -> Option<String> {
 
 /// OME's `trafficdrain.Parse`: `{"<id>": {"cluster": "...", "reason": "..."}}`.
 fn traffic_drain_error(raw: &str) -> Option<String> {
-    let json = match go::parse_json(raw) {
-        Ok(j) => j,
-        Err(e) if raw.trim().is_empty() => return Some(format!("decode top-level object: {e}")),
-        Err(e) => return Some(format!("decode top-level object: {e}")),
+    let root = match go::json::parse(raw, 0) {
+        Ok(root) => root,
+        Err(e) => return Some(format!("decode top-level object: {}", e.stream_message())),
     };
-    let Json::Object(members) = json else {
+    let Value::Map(members) = &root.value else {
         return Some("top-level value must be a JSON object keyed by override ID".into());
     };
     let mut seen: HashSet<&str> = HashSet::new();
-    for (id, value) in &members {
+    for (id, value) in members.iter() {
         if let Some(e) = text_error("override ID", id) {
             return Some(e);
         }
-        if !seen.insert(id.as_str()) {
+        if !seen.insert(id) {
             return Some(format!("duplicate override ID {}", go::quote(id)));
         }
         let qid = go::quote(id);
-        let Json::Object(fields) = value else {
+        let Value::Map(fields) = &value.value else {
             return Some(format!("override {qid} must be a JSON object"));
         };
         let mut seen_fields: HashSet<&str> = HashSet::new();
-        let (mut cluster, mut reason) = (String::new(), String::new());
-        for (name, v) in fields {
-            if !seen_fields.insert(name.as_str()) {
+        let (mut cluster, mut reason) = ("", "");
+        for (name, v) in fields.iter() {
+            if !seen_fields.insert(name) {
                 return Some(format!(
                     "override {qid} has duplicate field {}",
                     go::quote(name)
                 ));
             }
-            let Json::Str(s) = v else {
+            let Value::Str(s) = &v.value else {
                 return Some(format!(
                     "override {qid} field {} must be a string",
                     go::quote(name)
                 ));
             };
-            match name.as_str() {
-                "cluster" => cluster = s.clone(),
-                "reason" => reason = s.clone(),
+            match name {
+                "cluster" => cluster = s,
+                "reason" => reason = s,
                 _ => {
                     return Some(format!(
                         "override {qid} has unknown field {}",
@@ -306,10 +305,10 @@ fn traffic_drain_error(raw: &str) -> Option<String> {
                 }
             }
         }
-        if let Some(e) = text_error(&format!("override {qid} cluster"), &cluster) {
+        if let Some(e) = text_error(&format!("override {qid} cluster"), cluster) {
             return Some(e);
         }
-        if let Some(e) = text_error(&format!("override {qid} reason"), &reason) {
+        if let Some(e) = text_error(&format!("override {qid} reason"), reason) {
             return Some(e);
         }
     }
@@ -604,6 +603,23 @@ mod tests {
         assert_eq!(
             traffic_drain_error("").as_deref(),
             Some("decode top-level object: EOF")
+        );
+        // Go's stream reader: the end between tokens is `EOF`, inside one `unexpected EOF`.
+        assert_eq!(
+            traffic_drain_error(r#"{"drain":{"cluster":"a""#).as_deref(),
+            Some("decode top-level object: EOF")
+        );
+        assert_eq!(
+            traffic_drain_error(r#"{"drain":{"cluster":"a"#).as_deref(),
+            Some("decode top-level object: unexpected EOF")
+        );
+        assert_eq!(
+            traffic_drain_error(r#"{"d":{"cluster":"a","reason":"b"}} {}"#).as_deref(),
+            Some("decode top-level object: unexpected trailing data")
+        );
+        assert_eq!(
+            traffic_drain_error("[]").as_deref(),
+            Some("top-level value must be a JSON object keyed by override ID")
         );
     }
 }

@@ -11,10 +11,9 @@
 //! - before parsing, the bare words `Infinity`, `-Infinity` and `NaN` that Python writes are
 //!   replaced as OME's `SanitizeJSONBytes` does (`1e308`, `-1e308`, `null`).
 //!
-//! The text itself is parsed with the project's reader ([`crate::yaml::parse`]), which reads
-//! JSON and keeps every node's position for diagnostics.
+//! The text itself is parsed by the one JSON reader ([`super::json`]), which keeps every
+//! node's position for diagnostics.
 
-use crate::yaml::parse::parse_stream;
 use crate::yaml::{Map, Node, Pos, Value};
 
 /// A value OME's Go reader would refuse, with where it is.
@@ -50,15 +49,20 @@ pub(crate) fn parse_json(text: &str, file: u32) -> Result<Option<Node>, SyntaxPr
 }
 
 /// Parses one JSON text as it is (safetensors headers and index files, which OME does not
-/// sanitise).
+/// sanitise) with the one JSON reader, [`super::json::parse`]. A leading byte-order mark is
+/// skipped.
 pub(crate) fn parse_json_text(sanitized: &str, file: u32) -> Result<Option<Node>, SyntaxProblem> {
-    let body = sanitized.trim_start_matches(['\u{feff}', ' ', '\t', '\n', '\r']);
+    let text = sanitized.strip_prefix('\u{feff}').unwrap_or(sanitized);
     let start_pos = Pos {
         file,
         line: 1,
         col: 0,
     };
-    match body.as_bytes().first() {
+    match text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .as_bytes()
+        .first()
+    {
         None => {
             return Err(SyntaxProblem {
                 message: "the file is empty (unexpected end of JSON input)".to_string(),
@@ -73,28 +77,13 @@ pub(crate) fn parse_json_text(sanitized: &str, file: u32) -> Result<Option<Node>
             });
         }
     }
-    let docs = parse_stream(sanitized, file).map_err(|e| SyntaxProblem {
-        message: format!("invalid JSON: {}", e.message),
-        pos: Pos {
-            file,
-            line: e.line.max(1),
-            col: e.col,
-        },
-    })?;
-    let mut docs = docs.into_iter();
-    let first = docs.next();
-    if let Some(extra) = docs.next() {
-        return Err(SyntaxProblem {
-            message: "invalid JSON: more than one document".to_string(),
-            pos: extra.root.pos,
-        });
-    }
-    match first {
-        Some(doc) => Ok(Some(doc.root)),
-        None if body.trim_end() == "null" => Ok(None),
-        None => Err(SyntaxProblem {
-            message: "the file holds no JSON value".to_string(),
-            pos: start_pos,
+    match super::json::parse(text, file) {
+        // `null` is read into a struct as "nothing set".
+        Ok(root) if root.value == Value::Null => Ok(None),
+        Ok(root) => Ok(Some(root)),
+        Err(e) => Err(SyntaxProblem {
+            message: format!("invalid JSON: {}", e.message),
+            pos: e.pos,
         }),
     }
 }
@@ -503,7 +492,27 @@ mod tests {
         assert!(parse_json("   ", 0).is_err());
         assert!(parse_json("model_type: llama", 0).is_err());
         let err = parse_json("{\n  \"a\": [1,\n}", 0).unwrap_err();
-        assert!(err.message.starts_with("invalid JSON"), "{err:?}");
+        assert_eq!(
+            err.message,
+            "invalid JSON: invalid character '}' looking for beginning of value"
+        );
+        assert_eq!((err.pos.line, err.pos.col), (3, 0));
+        let err = parse_json("{} {}", 0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "invalid JSON: invalid character '{' after top-level value"
+        );
+        assert_eq!(
+            parse_json("\u{feff}{\"a\": \"b\"}", 0)
+                .unwrap()
+                .unwrap()
+                .str_at(&["a"]),
+            Some("b")
+        );
+        assert_eq!(
+            parse_json("x", 0).unwrap_err().message,
+            "the file is not JSON"
+        );
         assert!(parse_json("{\"a\": NaN}", 0).unwrap().is_some());
     }
 

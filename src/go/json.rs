@@ -19,6 +19,33 @@ pub(crate) struct SyntaxError {
     /// Bytes read before the error (Go's `SyntaxError.Offset`).
     pub(crate) offset: usize,
     pub(crate) pos: Pos,
+    /// The input ended inside a string, literal or number (rather than between tokens).
+    pub(crate) inside_token: bool,
+}
+
+/// Go's message when the input ends early (`json.Unmarshal`'s wording).
+const END_OF_INPUT: &str = "unexpected end of JSON input";
+
+impl SyntaxError {
+    /// The text Go's streaming reader (`json.NewDecoder(…)`, its `Token` and `Decode`) gives
+    /// for this error, where `json.Unmarshal` gives [`SyntaxError::message`]: the input ending
+    /// between tokens is `EOF`, inside one `unexpected EOF`; a second value after the first
+    /// (which a stream reads as the next token) is ome-render's `unexpected trailing data`
+    /// (SEMANTICS.md#choice-approximate-texts). Every other error reads the same.
+    pub(crate) fn stream_message(&self) -> String {
+        if self.message == END_OF_INPUT {
+            if self.inside_token {
+                "unexpected EOF"
+            } else {
+                "EOF"
+            }
+            .to_string()
+        } else if self.message.ends_with(" after top-level value") {
+            "unexpected trailing data".to_string()
+        } else {
+            self.message.clone()
+        }
+    }
 }
 
 /// Nesting deeper than this is refused with Go's message (Go's own limit is 10,000; this
@@ -34,7 +61,10 @@ pub(crate) fn parse(text: &str, file: u32) -> Result<Node, SyntaxError> {
         file,
         line: 1,
         line_start: 0,
+        col_at: 0,
+        col: 0,
         depth: 0,
+        in_token: false,
     };
     p.ws();
     let value = p.value()?;
@@ -52,15 +82,32 @@ struct Parser<'a> {
     file: u32,
     line: u32,
     line_start: usize,
+    /// The column (in characters) at byte `col_at` of the current line: positions are
+    /// counted on from the last one, so a long one-line text (a safetensors header) is
+    /// read in linear time.
+    col_at: usize,
+    col: usize,
     depth: usize,
+    /// Inside a string, literal or number (for [`SyntaxError::inside_token`]).
+    in_token: bool,
 }
 
 impl Parser<'_> {
-    fn pos(&self) -> Pos {
-        let col = self
+    /// The position of the current byte, counted on from the last one asked for.
+    fn pos(&mut self) -> Pos {
+        if self.col_at < self.line_start || self.col_at > self.i {
+            self.col_at = self.line_start;
+            self.col = 0;
+        }
+        self.col += self
             .text
-            .get(self.line_start..self.i)
+            .get(self.col_at..self.i)
             .map_or(0, |s| s.chars().count());
+        self.col_at = self.i;
+        self.at(self.col)
+    }
+
+    fn at(&self, col: usize) -> Pos {
         Pos {
             file: self.file,
             line: self.line,
@@ -83,17 +130,22 @@ impl Parser<'_> {
     }
 
     fn error(&self, message: String) -> SyntaxError {
+        let col = self
+            .text
+            .get(self.line_start..self.i)
+            .map_or(0, |s| s.chars().count());
         SyntaxError {
             message,
             offset: self.i,
-            pos: self.pos(),
+            pos: self.at(col),
+            inside_token: self.in_token,
         }
     }
 
     /// Go's error at the current byte: `invalid character … {context}`, or the end of input.
     fn invalid(&self, context: &str) -> SyntaxError {
         match self.bytes.get(self.i) {
-            None => self.error("unexpected end of JSON input".into()),
+            None => self.error(END_OF_INPUT.into()),
             Some(&b) => self.error(format!("invalid character {} {context}", quote_char(b))),
         }
     }
@@ -187,6 +239,7 @@ impl Parser<'_> {
     }
 
     fn literal(&mut self, word: &str, value: Value, pos: Pos) -> Result<Node, SyntaxError> {
+        self.in_token = true;
         for want in word.bytes() {
             match self.bytes.get(self.i) {
                 Some(&b) if b == want => self.i += 1,
@@ -199,6 +252,7 @@ impl Parser<'_> {
                 None => return Err(self.invalid("")),
             }
         }
+        self.in_token = false;
         Ok(Node::new(value, pos))
     }
 
@@ -214,6 +268,7 @@ impl Parser<'_> {
     /// else (a fraction, an exponent, a larger integer) `Float` with its text.
     fn number(&mut self, pos: Pos) -> Result<Node, SyntaxError> {
         let start = self.i;
+        self.in_token = true;
         if self.bytes[self.i] == b'-' {
             self.i += 1;
             if !self.bytes.get(self.i).is_some_and(u8::is_ascii_digit) {
@@ -243,6 +298,7 @@ impl Parser<'_> {
                 return Err(self.invalid("in exponent of numeric literal"));
             }
         }
+        self.in_token = false;
         let text = &self.text[start..self.i];
         let value = match text.parse::<i64>() {
             Ok(n) if integer => Value::Int(n),
@@ -255,6 +311,7 @@ impl Parser<'_> {
     /// in Go.
     fn string(&mut self) -> Result<String, SyntaxError> {
         self.i += 1;
+        self.in_token = true;
         let mut out = String::new();
         loop {
             let run = self.i;
@@ -269,6 +326,7 @@ impl Parser<'_> {
                 None => return Err(self.invalid("")),
                 Some(b'"') => {
                     self.i += 1;
+                    self.in_token = false;
                     return Ok(out);
                 }
                 Some(b'\\') => {
@@ -472,9 +530,106 @@ mod tests {
         assert_eq!((e.pos.line, e.pos.col), (3, 2));
     }
 
+    /// `json.NewDecoder` wording (the traffic-drain annotation) next to `json.Unmarshal`'s.
+    #[test]
+    fn stream_messages_read_as_gos_decoder_writes_them() {
+        let stream = |text: &str| parse(text, 0).unwrap_err().stream_message();
+        for (text, want) in [
+            ("", "EOF"),
+            ("  \n ", "EOF"),
+            ("{", "EOF"),
+            ("{\"a\":", "EOF"),
+            ("{\"a\": {\"b\": \"c\"}", "EOF"),
+            ("[1,", "EOF"),
+            ("{\"a", "unexpected EOF"),
+            ("{\"a\": \"b", "unexpected EOF"),
+            ("{\"a\": tr", "unexpected EOF"),
+            ("{\"a\": -", "unexpected EOF"),
+            ("{\"a\": 1.", "unexpected EOF"),
+            ("\"\\u12", "unexpected EOF"),
+            ("{} x", "unexpected trailing data"),
+            ("{}{}", "unexpected trailing data"),
+            (
+                "{x}",
+                "invalid character 'x' looking for beginning of object key string",
+            ),
+            ("nul", "unexpected EOF"),
+            (
+                "nulL",
+                "invalid character 'L' in literal null (expecting 'l')",
+            ),
+        ] {
+            assert_eq!(stream(text), want, "{text:?}");
+        }
+        // `json.Unmarshal` says the same end of input either way.
+        assert_eq!(err("{\"a"), "unexpected end of JSON input");
+        assert_eq!(err("{"), "unexpected end of JSON input");
+    }
+
+    #[test]
+    fn numbers_keep_their_text() {
+        for (text, want) in [
+            ("0", Value::Int(0)),
+            ("-0", Value::Int(0)),
+            ("-12", Value::Int(-12)),
+            ("9223372036854775807", Value::Int(i64::MAX)),
+            (
+                "9223372036854775808",
+                Value::Float("9223372036854775808".into()),
+            ),
+            ("1.50", Value::Float("1.50".into())),
+            ("1E+2", Value::Float("1E+2".into())),
+            ("3.0", Value::Float("3.0".into())),
+        ] {
+            assert_eq!(parse(text, 0).unwrap().value, want, "{text:?}");
+        }
+        assert_eq!(err("1.2.3"), "invalid character '.' after top-level value");
+        assert_eq!(
+            err("+1"),
+            "invalid character '+' looking for beginning of value"
+        );
+    }
+
+    #[test]
+    fn strings_with_escapes_and_surrogates() {
+        for (text, want) in [
+            (r#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{8}\u{c}\n\r\t"),
+            (r#""\ud83d\ude00x""#, "😀x"),
+            // A lone high or low surrogate is U+FFFD, as in Go.
+            (r#""\ud83d""#, "\u{fffd}"),
+            (r#""\ude00""#, "\u{fffd}"),
+            (r#""\ud83d\u0041""#, "\u{fffd}A"),
+            ("\"é😀\"", "é😀"),
+        ] {
+            assert_eq!(parse(text, 0).unwrap().as_str(), Some(want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn positions_on_one_long_line_are_counted_on() {
+        // A safetensors header: one line, many members; columns in characters.
+        let mut text = String::from("{");
+        for i in 0..2000 {
+            text.push_str(&format!("\"é{i}\":[{i}],"));
+        }
+        text.push_str("\"last\":0}");
+        let root = parse(&text, 0).unwrap();
+        let map = root.as_map().unwrap();
+        assert_eq!(map.len(), 2001);
+        let last = root.get("last").unwrap();
+        let want = text.find("\"last\"").unwrap() - 2000;
+        assert_eq!((last.pos.line, last.pos.col as usize), (1, want));
+        let e = parse(&text.replace("\"last\":0", "\"last\":x"), 0).unwrap_err();
+        assert_eq!(e.pos.col as usize, want + 7);
+    }
+
     #[test]
     fn deep_nesting_is_refused_not_overflowed() {
         let deep = "[".repeat(20_000);
         assert_eq!(err(&deep), "exceeded max depth");
+        let deep = "{\"a\":".repeat(MAX_DEPTH + 1);
+        assert_eq!(err(&deep), "exceeded max depth");
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&ok, 0).is_ok());
     }
 }

@@ -11,4 +11,4 @@ pub(crate) mod decode;
 pub(crate) mod json;
 mod strconv;
 
-pub(crate) use strconv::{Json, atoi, parse_duration, parse_json, quote};
+pub(crate) use strconv::{atoi, parse_duration, quote};
