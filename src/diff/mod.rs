@@ -185,18 +185,6 @@ fn yaml_of(o: &Rendered) -> Cow<'_, [u8]> {
     }
 }
 
-/// What identifies an object in a cluster: API group, kind, namespace, name.
-type Key<'a> = (&'a str, &'a str, &'a str, &'a str);
-
-fn key(o: &Rendered) -> Key<'_> {
-    (
-        o.group(),
-        &o.kind,
-        o.namespace.as_deref().unwrap_or(""),
-        &o.name,
-    )
-}
-
 /// The group an object belongs to: its InferenceService, or `None` when it passed through.
 fn group_of(o: &Rendered, namespace: &str) -> Option<ObjectId> {
     o.source.as_ref().map(|s| {
@@ -211,18 +199,20 @@ fn group_of(o: &Rendered, namespace: &str) -> Option<ObjectId> {
 
 /// Compares two renders.
 pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
-    let index: HashMap<Key<'_>, usize, FxBuild> = base
+    // Objects match by their identity in the cluster (SEMANTICS.md#choice-namespaces).
+    let namespace = options.namespace.as_str();
+    let index: HashMap<ObjectId<&str>, usize, FxBuild> = base
         .objects
         .iter()
         .enumerate()
-        .map(|(i, o)| (key(o), i))
+        .map(|(i, o)| (o.id(namespace), i))
         .collect();
     // Each head object's match, and whether their bytes differ — in parallel: most objects
     // are equal and say so quickly.
     let matches: Vec<(Option<usize>, bool)> = head
         .objects
         .par_iter()
-        .map(|o| match index.get(&key(o)) {
+        .map(|o| match index.get(&o.id(namespace)) {
             Some(&i) => (Some(i), yaml_of(&base.objects[i]) != yaml_of(o)),
             None => (None, true),
         })
@@ -437,5 +427,41 @@ metadata:
                 .hunks
                 .contains("+apiVersion: autoscaling/v2\n")
         );
+    }
+
+    #[test]
+    fn an_object_written_without_a_namespace_is_the_same_as_one_in_the_effective_namespace() {
+        let cm = |metadata: &str| {
+            object(
+                &format!(
+                    r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c{metadata}
+data:
+  k: v
+"
+                ),
+                None,
+            )
+        };
+        let (inputs, settings) = (BTreeMap::new(), Settings::default());
+        let (base, head) = ([cm("")], [cm("\n  namespace: default")]);
+        let r = compare(
+            &side(&base, &inputs, &settings),
+            &side(&head, &inputs, &settings),
+            &options(),
+        );
+        assert_eq!(r.groups.len(), 1);
+        let changes: Vec<Change> = r.groups[0].objects.iter().map(|o| o.change).collect();
+        assert_eq!(changes, [Change::Changed]);
+        let elsewhere = [cm("\n  namespace: team")];
+        let r = compare(
+            &side(&base, &inputs, &settings),
+            &side(&elsewhere, &inputs, &settings),
+            &options(),
+        );
+        let changes: Vec<Change> = r.groups[0].objects.iter().map(|o| o.change).collect();
+        assert_eq!(changes.len(), 2, "{changes:?}");
     }
 }

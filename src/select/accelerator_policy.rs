@@ -1319,13 +1319,14 @@ spec: {{{spec}}}
 
     #[test]
     fn choose_for_component_reads_the_override() {
-        let yaml = "apiVersion: ome.io/v1beta1\n\
-                    kind: InferenceService\n\
-                    metadata: {name: s, namespace: n}\n\
-                    spec:\n\
-                    \x20 acceleratorSelector: {acceleratorClass: nvidia-h100}\n\
-                    \x20 engine: {minReplicas: 1}\n\
-                    \x20 decoder: {acceleratorOverride: {acceleratorClass: nvidia-h200}}\n";
+        let yaml = r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: s, namespace: n}
+spec:
+  acceleratorSelector: {acceleratorClass: nvidia-h100}
+  engine: {minReplicas: 1}
+  decoder: {acceleratorOverride: {acceleratorClass: nvidia-h200}}
+";
         let root = parse_stream(yaml, 0).unwrap().remove(0).root;
         let object = Object {
             api_version: "ome.io/v1beta1".into(),

@@ -877,13 +877,34 @@ fn a_runtime_copied_into_many_services_is_stopped_by_the_output_ratio_limit() {
     // 2,000 env entries × 40 InferenceServices: about 3.5 MB of output from 70 KB of input.
     let (envs, services) = (2_000, 40);
     let mut text = String::from(
-        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\nspec:\n  vendor: v\n  \
-         modelFormat: {name: safetensors, version: \"1.0.0\"}\n  modelFramework: {name: transformers, version: \"4.40.0\"}\n  \
-         modelArchitecture: Arch\n  modelParameterSize: 1B\n  storage: {storageUri: \"hf://v/m\", path: /models/m}\n---\n\
-         apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: wide\nspec:\n  \
-         supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0.0\"}\n      \
-         modelFramework: {name: transformers, version: \"4.40.0\"}\n      modelArchitecture: Arch\n      autoSelect: true\n  \
-         engineConfig:\n    runner:\n      name: ome-container\n      image: img\n      env:\n",
+        r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: m
+spec:
+  vendor: v
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.40.0"}
+  modelArchitecture: Arch
+  modelParameterSize: 1B
+  storage: {storageUri: "hf://v/m", path: /models/m}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: wide
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0.0"}
+      modelFramework: {name: transformers, version: "4.40.0"}
+      modelArchitecture: Arch
+      autoSelect: true
+  engineConfig:
+    runner:
+      name: ome-container
+      image: img
+      env:
+"#,
     );
     for e in 0..envs {
         text.push_str(&format!("        - {{name: ENV_{e}, value: v}}\n"));
@@ -941,7 +962,12 @@ fn a_surrogate_pair_escape_reads_as_its_character_and_a_lone_one_is_refused() {
     .unwrap();
     fs::write(
         dir.join("cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: n}\ndata:\n  smile: \"\\uD83D\\uDE00\"\n",
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: d, namespace: n}
+data:
+  smile: "\uD83D\uDE00"
+"#,
     )
     .unwrap();
     let out = run(&["-q", dir.to_str().unwrap()]);

@@ -5,7 +5,7 @@
 //! a readable `explain`, colour, and the things every CLI has. Each test asserts the exit
 //! code, that standard output is empty on error, and the text that names the problem.
 
-use crate::support::{kustomize, python_tools, repo_root, run, run_in, run_with, scratch};
+use crate::support::{kustomize, needs, python_tools, repo_root, run, run_in, run_with, scratch};
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -224,6 +224,7 @@ fn output_flags_as_the_ecosystem_spells_them() {
 
 #[test]
 fn file_names_depend_only_on_their_object() {
+    needs!(Kustomize);
     let dir = scratch("contract-names");
     let repo = dir.join("repo");
     copy_example(&repo);
@@ -294,6 +295,7 @@ data: {a: b}
 
 #[test]
 fn json_is_one_list_that_tools_read() {
+    needs!(Python, Kustomize);
     let dir = scratch("contract-json");
     let out = run(&["-q", "--format", "json", EXAMPLE]);
     assert_eq!(out.code, 0, "{}", out.stderr);

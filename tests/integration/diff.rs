@@ -410,7 +410,12 @@ fn base_ref_reads_the_deploy_config_of_the_base_revision() {
     example_repo(&repo);
     let config = |seconds: u32| {
         format!(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: inferenceservice-config, namespace: ome}}\ndata:\n  deploy: '{{\"defaultDeploymentMode\": \"RawDeployment\", \"terminationGracePeriodSeconds\": {seconds}}}'\n"
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {{name: inferenceservice-config, namespace: ome}}
+data:
+  deploy: '{{"defaultDeploymentMode": "RawDeployment", "terminationGracePeriodSeconds": {seconds}}}'
+"#
         )
     };
     fs::create_dir_all(repo.join("cluster")).unwrap();

@@ -244,8 +244,16 @@ fn a_model_config_outside_the_tree_answers_the_same_whether_it_exists_or_not() {
         std::fs::write(
             repo.join("model.yaml"),
             format!(
-                "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: m\n  annotations:\n    \
-                 ome-render.io/model-config: {target}\nspec:\n  storage:\n    storageUri: hf://a/b\n"
+                r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: m
+  annotations:
+    ome-render.io/model-config: {target}
+spec:
+  storage:
+    storageUri: hf://a/b
+"
             ),
         )
         .unwrap();

@@ -357,7 +357,14 @@ mod tests {
     #[test]
     fn the_deploy_key_is_read_and_what_is_left_out_is_unset() {
         let (s, diags) = read(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  deploy: |\n    {\"defaultDeploymentMode\": \"RawDeployment\",\n     \"replicas\": {\"defaultMaxReplicas\": {\"engine\": 6}}, \"minReadySeconds\": 5}\n",
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  deploy: |
+    {"defaultDeploymentMode": "RawDeployment",
+     "replicas": {"defaultMaxReplicas": {"engine": 6}}, "minReadySeconds": 5}
+"#,
         );
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(
@@ -378,7 +385,14 @@ mod tests {
     #[test]
     fn a_field_of_a_block_value_is_shown_at_its_line() {
         let (_, diags) = read(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  deploy: |\n    {\"defaultDeploymentMode\": \"RawDeployment\",\n     \"replicas\": {\"defaultMinReplicas\": 0}}\n",
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  deploy: |
+    {"defaultDeploymentMode": "RawDeployment",
+     "replicas": {"defaultMinReplicas": 0}}
+"#,
         );
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert_eq!(
@@ -392,7 +406,13 @@ mod tests {
     #[test]
     fn blank_keys_are_skipped_but_a_blank_deploy_is_refused() {
         let (_, diags) = read(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n  podDisruptionBudget: ' '\n  deploy: ''\n",
+            r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+  podDisruptionBudget: ' '
+  deploy: ''
+",
         );
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert!(
@@ -408,8 +428,11 @@ mod json_tests {
     use super::*;
     use crate::yaml::parse::parse_stream;
 
-    const HEAD: &str =
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inferenceservice-config}\ndata:\n";
+    const HEAD: &str = r"apiVersion: v1
+kind: ConfigMap
+metadata: {name: inferenceservice-config}
+data:
+";
 
     fn read(data: &str) -> (Settings, Vec<Diagnostic>) {
         let node = parse_stream(&format!("{HEAD}{data}"), 0)

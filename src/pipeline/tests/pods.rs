@@ -373,10 +373,60 @@ fn the_requirements_note_lists_apis_then_the_model_agent() {
 }
 
 /// A single-pod runtime for the overlay tests.
-const OVERLAY_RUNTIME: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: rt\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors, version: \"1.0\"}\n      modelFramework: {name: transformers}\n  engineConfig:\n    runner: {name: ome-container, image: i, env: [{name: OVERLAY_MINE_MODEL_PATH, value: own}]}\n  routerConfig:\n    runner: {name: router, image: r}\n---\n";
+const OVERLAY_RUNTIME: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: rt
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0"}
+      modelFramework: {name: transformers}
+  engineConfig:
+    runner: {name: ome-container, image: i, env: [{name: OVERLAY_MINE_MODEL_PATH, value: own}]}
+  routerConfig:
+    runner: {name: router, image: r}
+---
+"#;
 
 /// The overlay models: on a claim, on the node, disabled, a BaseModel.
-const OVERLAY_MODELS: &str = "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: lora-a\nspec:\n  storage: {storageUri: \"pvc://ns:adapters/lora/a\"}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: draft\nspec:\n  storage: {storageUri: \"hf://org/draft\", path: /raid/draft}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: mine\nspec:\n  storage: {storageUri: \"hf://org/mine\", path: /raid/mine}\n---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: off\nspec:\n  disabled: true\n  storage: {storageUri: \"hf://org/off\", path: /raid/off}\n---\napiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata:\n  name: local\n  namespace: ns\nspec:\n  storage: {storageUri: \"hf://org/local\", path: /raid/local}\n---\n";
+const OVERLAY_MODELS: &str = r#"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: lora-a
+spec:
+  storage: {storageUri: "pvc://ns:adapters/lora/a"}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: draft
+spec:
+  storage: {storageUri: "hf://org/draft", path: /raid/draft}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: mine
+spec:
+  storage: {storageUri: "hf://org/mine", path: /raid/mine}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: off
+spec:
+  disabled: true
+  storage: {storageUri: "hf://org/off", path: /raid/off}
+---
+apiVersion: ome.io/v1beta1
+kind: BaseModel
+metadata:
+  name: local
+  namespace: ns
+spec:
+  storage: {storageUri: "hf://org/local", path: /raid/local}
+---
+"#;
 
 fn overlay_render(overlays: &str) -> Rendering {
     render(&format!(
