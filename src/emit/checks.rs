@@ -16,7 +16,8 @@ use std::hash::{Hash, Hasher};
 /// The cluster APIs rendered objects need (SEMANTICS.md#api-versions): with a list, an error
 /// for each rendered object whose API it lacks; without one, a note naming the APIs beyond
 /// Kubernetes' own that the output needs, and OME's model agent when `model_agent` says
-/// rendered pods wait for it and the settings do not say it runs (SEMANTICS.md#model-agent).
+/// rendered pods need it (a node label they wait for, an overlay it fills) and the settings
+/// do not say it runs (SEMANTICS.md#model-agent).
 /// Passed-through objects are the user's to check.
 pub(crate) fn apis(
     objects: &[Rendered],
@@ -54,7 +55,7 @@ pub(crate) fn apis(
                 .filter(|o| !unlisted.serves(&o.api_version, &o.kind))
                 .map(|o| format!("{}/{}", o.api_version, o.kind))
                 .collect();
-            const AGENT: &str = "OME's model agent, which rendered pods wait for (the chart's modelAgent.enabled, off by default)";
+            const AGENT: &str = "OME's model agent, which rendered pods need (the chart's modelAgent.enabled, off by default)";
             const API_HELP: &str = "list the APIs the cluster serves (`--api-versions` or `apiVersions:` in ome-render.yaml) to have each object checked against them";
             const AGENT_HELP: &str = "run the model agent and say so with `modelAgent: {enabled: true}` in ome-render.yaml";
             let list = needed.into_iter().collect::<Vec<_>>().join(", ");

@@ -569,7 +569,7 @@ fn check(
 ) -> Vec<(String, Option<String>)> {
     render::model_agent::dedup(diags);
     emit::checks::collisions(objects, &options.namespace, diags);
-    // Pods wait for the model agent, which the settings don't say runs: its warning.
+    // Pods need the model agent (a node label, an overlay), which the settings don't say runs.
     let model_agent = diags
         .iter()
         .any(|d| d.code == Code::ModelAgent && d.severity == Severity::Warning);
