@@ -9,7 +9,7 @@
 //! Nothing here is part of the library's interface.
 
 use crate::diagnostics::report::{ErrorFormat, Item, at_most, render};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::Format;
 use crate::load::Limits;
 use crate::merge::args::{apply_parallelism, merge_args};
@@ -257,9 +257,9 @@ pub fn diagnostics(text: &str, positions: &[(u32, u32)], message: &str) {
                     },
                     message,
                 ),
-                1 => d.object(ObjectRef {
+                1 => d.object(ObjectId {
                     kind: message.into(),
-                    namespace: Some(message.into()),
+                    namespace: message.into(),
                     name: message.into(),
                 }),
                 2 => Diagnostic::error(Code::Limit, message),

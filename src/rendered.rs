@@ -5,7 +5,6 @@
 //! Both `render` (which makes objects) and `emit` (which orders, checks and writes them) use
 //! this type, so it lives beneath both.
 
-use crate::diagnostics::ObjectRef;
 use crate::k8s::id::ObjectId;
 use crate::yaml::{Node, Pos};
 use std::sync::Arc;
@@ -20,7 +19,7 @@ pub(crate) struct Rendered {
     pub(crate) body: Body,
     /// The InferenceService it was rendered from; `None` for passed-through objects. Shared:
     /// an InferenceService renders several objects.
-    pub(crate) source: Option<Arc<ObjectRef>>,
+    pub(crate) source: Option<Arc<ObjectId>>,
     /// Where the object (or its InferenceService) is written in the input, for diagnostics.
     pub(crate) pos: Pos,
 }
@@ -49,7 +48,7 @@ impl Rendered {
 
     /// Wraps an object tree; its identity is read from the tree. `pos` is where the input
     /// writes it, or the InferenceService it comes from.
-    pub(crate) fn new(node: Node, source: Option<Arc<ObjectRef>>, pos: Pos) -> Rendered {
+    pub(crate) fn new(node: Node, source: Option<Arc<ObjectId>>, pos: Pos) -> Rendered {
         let s = |path: &[&str]| node.str_at(path).map(str::to_string);
         Rendered {
             api_version: s(&["apiVersion"]).unwrap_or_default(),
@@ -85,11 +84,13 @@ impl Rendered {
         }
     }
 
-    pub(crate) fn object_ref(&self) -> ObjectRef {
-        ObjectRef {
-            kind: self.kind.clone(),
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
-        }
+    /// The object as written, to name it in a diagnostic (`ObjectId::written`).
+    pub(crate) fn written_id(&self) -> ObjectId {
+        ObjectId::written(
+            &self.api_version,
+            self.kind.as_str(),
+            self.namespace.clone(),
+            self.name.as_str(),
+        )
     }
 }

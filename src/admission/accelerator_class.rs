@@ -5,10 +5,11 @@
 
 use super::pod::quantity_field;
 use super::{Findings, present};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::yaml::{Node, Pos};
 
-pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
+pub(crate) fn check(root: &Node, object: &ObjectId, pos: Pos) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;

@@ -3,7 +3,8 @@
 //! enums) and the webhook's `pvc://` rules (BM-01..04).
 
 use super::{Findings, present};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::yaml::{Node, Pos};
 
 const CODE: Code = Code::ModelInvalid;
@@ -41,7 +42,7 @@ pub(crate) fn parse_pvc(uri: &str) -> Option<Result<PvcUri<'_>, &'static str>> {
 }
 
 /// Every admission problem of the model `root`; `cluster` for a ClusterBaseModel.
-pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos, cluster: bool) -> Vec<Diagnostic> {
+pub(crate) fn check(root: &Node, object: &ObjectId, pos: Pos, cluster: bool) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;

@@ -16,21 +16,22 @@ pub(crate) mod rules;
 pub(crate) mod runtime;
 pub(crate) mod traffic;
 
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::go;
+use crate::k8s::id::ObjectId;
 pub(crate) use crate::model::int_or_str::IntOrStr;
 use crate::yaml::{Node, Pos, Value};
 
 /// The problems found in one object.
 pub(crate) struct Findings<'a> {
-    pub(crate) object: &'a ObjectRef,
+    pub(crate) object: &'a ObjectId,
     /// Where a problem without a node of its own is reported: the object's name.
     pub(crate) fallback: Pos,
     pub(crate) diags: Vec<Diagnostic>,
 }
 
 impl<'a> Findings<'a> {
-    pub(crate) fn new(object: &'a ObjectRef, fallback: Pos) -> Findings<'a> {
+    pub(crate) fn new(object: &'a ObjectId, fallback: Pos) -> Findings<'a> {
         Findings {
             object,
             fallback,

@@ -6,8 +6,9 @@
 //! The checks scan bytes and allocate only to describe a problem, since they run on every
 //! object of a run (10,000 and more).
 
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::go;
+use crate::k8s::id::ObjectId;
 use crate::k8s::meta::{
     self, dns1123_label_problems as label_problems, is_dns1035_chars as is_dns1035,
     is_label_chars as is_label, is_label_value as label_value_allowed,
@@ -259,7 +260,7 @@ pub(crate) fn check_object(
     root: &Node,
     group: &str,
     kind: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     namespaced: bool,
 ) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
@@ -378,10 +379,11 @@ mod tests {
         .unwrap()
         .remove(0)
         .root;
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "ConfigMap".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "Team/llama".into(),
+            group: String::new(),
         };
         let d = check_object(&root, "", "ConfigMap", &object, true);
         let fields: Vec<&str> = d.iter().map(|d| d.field.as_deref().unwrap()).collect();

@@ -293,7 +293,7 @@ pub(crate) fn quantity_field(f: &mut Findings<'_>, node: &Node, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::ObjectRef;
+    use crate::k8s::id::ObjectId;
     use crate::yaml::Pos;
 
     fn messages(yaml: &str) -> Vec<String> {
@@ -301,10 +301,11 @@ mod tests {
             .unwrap()
             .remove(0)
             .root;
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "ServingRuntime".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "rt".into(),
+            group: String::new(),
         };
         let mut f = Findings::new(&object, Pos::NONE);
         check_component(&mut f, &root, "spec.engineConfig");
@@ -357,10 +358,11 @@ mod tests {
 
     #[test]
     fn replica_counts_fit_an_int32() {
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "InferenceService".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "x".into(),
+            group: String::new(),
         };
         let root =
             crate::yaml::parse::parse_stream("{a: 2147483647, b: 2147483648, c: '10', d: -1}", 0)

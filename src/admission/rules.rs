@@ -8,7 +8,8 @@
 
 use super::{Findings, accelerator_class, base_model, inference_service as isvc, names, runtime};
 use super::{migration, rollout, traffic};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::model::InferenceService;
 use crate::yaml::{Map, Node, Pos};
 
@@ -331,7 +332,7 @@ pub(crate) const RULES: &[Rule] = &[
 
 /// Runs the rows that apply to `subject`: the ones of every object when `every`, else the
 /// ones of its kind. `fallback` is where a problem without a node of its own is reported.
-fn run(subject: &Subject<'_>, object: &ObjectRef, fallback: Pos, every: bool) -> Vec<Diagnostic> {
+fn run(subject: &Subject<'_>, object: &ObjectId, fallback: Pos, every: bool) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, fallback);
     for rule in RULES {
         let applies = match rule.applies {
@@ -350,7 +351,7 @@ pub(crate) fn metadata(
     root: &Node,
     group: &str,
     kind: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     namespaced: bool,
 ) -> Vec<Diagnostic> {
     let empty = Node::map(Map::new());
@@ -370,7 +371,7 @@ pub(crate) fn metadata(
 pub(crate) fn admit(
     root: &Node,
     kind: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     fallback: Pos,
     isvc: Option<&InferenceService>,
 ) -> Vec<Diagnostic> {

@@ -7,7 +7,8 @@
 
 use super::inference_service::{int_or_string, scaling_policy, scaling_policy_schema};
 use super::{Findings, autoscaler, pod, present};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::model::Role;
 use crate::yaml::{Node, Pos};
 
@@ -15,7 +16,7 @@ const CODE: Code = Code::RuntimeInvalid;
 const SCHEMA: Code = Code::InvalidField;
 
 /// Every admission problem of the runtime `root` (with the preset applied).
-pub(crate) fn check(root: &Node, object: &ObjectRef, pos: Pos) -> Vec<Diagnostic> {
+pub(crate) fn check(root: &Node, object: &ObjectId, pos: Pos) -> Vec<Diagnostic> {
     let mut f = Findings::new(object, pos);
     let Some(spec) = root.get("spec").filter(|s| s.as_map().is_some()) else {
         return f.diags;

@@ -252,10 +252,10 @@ pub(crate) fn build(
         diags.push(
             Diagnostic::error(
                 Code::DuplicateObject,
-                format!("{} is defined twice", obj.object_ref()),
+                format!("{} is defined twice", obj.written_id()),
             )
             .at(crate::model::name_pos(&obj.root))
-            .object(obj.object_ref())
+            .object(obj.written_id())
             .related(first, "first defined here")
             .help("keep one definition; in a cluster the one applied last would silently win"),
         );
@@ -348,7 +348,7 @@ fn read_entry(
                 ),
             )
             .at(obj.root.get("apiVersion").map_or(obj.pos(), |n| n.pos))
-            .object(obj.object_ref())
+            .object(obj.written_id())
             .field("apiVersion")
             .help(format!("OME serves `{OME_VERSION}`")),
         );
@@ -375,7 +375,7 @@ fn read_entry(
             ));
             diags.extend(crate::model::schema::check_inference_service(
                 &obj.root,
-                &obj.object_ref(),
+                &obj.written_id(),
             ));
             Entry::InferenceService(Box::new(isvc))
         }
@@ -392,7 +392,7 @@ fn read_entry(
             preset::apply(&mut obj, diags);
             diags.extend(crate::model::schema::check_runtime(
                 &obj.root,
-                &obj.object_ref(),
+                &obj.written_id(),
             ));
             let scope = if obj.kind == "ServingRuntime" {
                 Scope::Namespaced
@@ -403,7 +403,7 @@ fn read_entry(
             let checked = admission::rules::admit(
                 &obj.root,
                 &obj.kind,
-                &obj.object_ref(),
+                &obj.written_id(),
                 crate::model::name_pos(&obj.root),
                 None,
             );
@@ -426,7 +426,7 @@ fn read_entry(
             diags.extend(admission::rules::admit(
                 &obj.root,
                 &obj.kind,
-                &obj.object_ref(),
+                &obj.written_id(),
                 crate::model::name_pos(&obj.root),
                 None,
             ));
@@ -446,7 +446,7 @@ fn metadata_problems(obj: &Object) -> Vec<Diagnostic> {
         &obj.root,
         obj.group(),
         &obj.kind,
-        &obj.object_ref(),
+        &obj.written_id(),
         !is_cluster_scoped(&obj.kind),
     )
 }
@@ -476,7 +476,7 @@ fn unknown_ome_kind(obj: &Object) -> Option<Diagnostic> {
             ),
         )
         .at(obj.root.get("kind").map_or(obj.pos(), |n| n.pos))
-        .object(obj.object_ref())
+        .object(obj.written_id())
         .field("kind")
         .help(help),
     )

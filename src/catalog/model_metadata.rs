@@ -29,7 +29,7 @@ pub(crate) fn fill(objects: &mut [Object], configs: &ModelConfigs) -> Vec<Diagno
         let Some(config) = configs.get(&obj.root.pos) else {
             continue;
         };
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let Some(root) = obj.root.as_map_mut() else {
             continue;
         };

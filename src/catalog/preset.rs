@@ -134,14 +134,14 @@ pub(crate) fn apply(obj: &mut Object, diags: &mut Vec<Diagnostic>) {
                     format!("unknown ome.io/engine value \"{other}\" (known: sglang-pd)"),
                 )
                 .at(pos)
-                .object(obj.object_ref())
+                .object(obj.written_id())
                 .field("metadata.annotations.ome.io/engine")
                 .help("use `ome.io/engine: sglang-pd`, or remove the annotation and write the runtime's configs yourself"),
             );
             return;
         }
     };
-    let object = obj.object_ref();
+    let object = obj.written_id();
     let Some(root) = obj.root.as_map_mut() else {
         return;
     };

@@ -51,7 +51,7 @@ pub(crate) fn components(global: &GlobalArgs, args: &ComponentsArgs) -> ExitStat
                 ),
             )
             .at(object.pos())
-            .object(object.object_ref()),
+            .object(object.written_id()),
         );
     }
     if diags.iter().any(Diagnostic::is_error) {
@@ -208,10 +208,7 @@ fn strict(diags: &mut [Diagnostic], sources: &Sources) {
                     .and_then(|r| sources.path(r.pos))
                     .unwrap_or("?");
                 if let Some(object) = &d.object {
-                    let name = match &object.namespace {
-                        Some(ns) => format!("{ns}/{}", object.name),
-                        None => object.name.clone(),
-                    };
+                    let name = object.path();
                     d.message = format!(
                         "ambiguous file input: {} {name} is defined in {first} and {here}",
                         object.kind

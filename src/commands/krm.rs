@@ -14,8 +14,9 @@
 use super::{ExitStatus, Outcome, fatal, read_stdin, report, stdout_written};
 use crate::cli::GlobalArgs;
 use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef, Severity};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::emit::{self, Format};
+use crate::k8s::id::ObjectId;
 use crate::load::krm::{ItemPlace, place_in_files, resource_list_bytes};
 use crate::load::{self, LoadOptions, Loaded, Object};
 use crate::map;
@@ -106,7 +107,7 @@ fn paths_outside(paths: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-fn config_error(message: impl Into<String>, pos: Pos, object: &ObjectRef) -> Diagnostic {
+fn config_error(message: impl Into<String>, pos: Pos, object: &ObjectId) -> Diagnostic {
     Diagnostic::error(Code::KrmFunctionConfig, message)
         .at(pos)
         .object(object.clone())
@@ -125,15 +126,16 @@ impl FunctionConfig {
         };
         let kind = node.str_at(&["kind"]).unwrap_or("");
         let api_version = node.str_at(&["apiVersion"]).unwrap_or("");
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: if kind.is_empty() {
                 "functionConfig"
             } else {
                 kind
             }
             .to_string(),
-            namespace: None,
+            namespace: String::new(),
             name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+            group: String::new(),
         };
         match (kind, api_version) {
             (CONFIG_KIND, CONFIG_API_VERSION) => {
@@ -160,7 +162,7 @@ impl FunctionConfig {
         config
     }
 
-    fn unknown(key: &str, value: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) {
+    fn unknown(key: &str, value: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) {
         let mut d = config_error(format!("unknown field `{key}`"), value.pos, object);
         if let Some(near) = closest(key, CONFIG_FIELDS) {
             d = d.help(format!("did you mean `{near}`?"));
@@ -168,7 +170,7 @@ impl FunctionConfig {
         diags.push(d);
     }
 
-    fn read_spec(&mut self, spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) {
+    fn read_spec(&mut self, spec: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) {
         let Some(map) = spec.as_map() else {
             diags.push(config_error("`spec` must be a map", spec.pos, object));
             return;
@@ -203,7 +205,7 @@ impl FunctionConfig {
     }
 
     /// `loadRestrictor`: kustomize's names of the two policies.
-    fn load_restrictor(&mut self, node: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) {
+    fn load_restrictor(&mut self, node: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) {
         match node.as_str() {
             Some(LOAD_RESTRICTIONS_NONE) => self.paths_anywhere = true,
             Some(LOAD_RESTRICTIONS_ROOT_ONLY) => self.paths_anywhere = false,
@@ -218,7 +220,7 @@ impl FunctionConfig {
     }
 
     /// A ConfigMap's `data`: the same fields as strings, lists comma-separated.
-    fn read_data(&mut self, data: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) {
+    fn read_data(&mut self, data: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) {
         let Some(map) = data.as_map() else {
             diags.push(config_error("`data` must be a map", data.pos, object));
             return;
@@ -298,7 +300,7 @@ impl FunctionConfig {
 #[derive(Debug)]
 struct Origin {
     api_version: String,
-    object: ObjectRef,
+    object: ObjectId,
     /// The user's file: the orchestrator's `path` annotation, or the file a generator read.
     path: Option<String>,
     /// The document's index in that file.
@@ -311,7 +313,8 @@ struct Origins {
     list: Vec<Origin>,
     /// (start, index into `list`), sorted by start.
     starts: Vec<(Pos, usize)>,
-    by_object: HashMap<ObjectRef, usize>,
+    /// By kind, namespace as written and name (a diagnostic's label may carry no group).
+    by_object: HashMap<ObjectId, usize>,
     /// Sources below this number are the ResourceList and its items.
     list_sources: u32,
 }
@@ -339,7 +342,11 @@ impl Origins {
         let add = |origins: &mut Origins, root: &Node, origin: Origin| {
             let i = origins.list.len();
             origins.starts.push((root.pos, i));
-            origins.by_object.entry(origin.object.clone()).or_insert(i);
+            let key = ObjectId {
+                group: String::new(),
+                ..origin.object.clone()
+            };
+            origins.by_object.entry(key).or_insert(i);
             origins.list.push(origin);
         };
         for o in objects {
@@ -374,7 +381,7 @@ impl Origins {
                 &o.root,
                 Origin {
                     api_version: o.api_version.clone(),
-                    object: o.object_ref(),
+                    object: o.written_id(),
                     path,
                     index,
                 },
@@ -386,13 +393,14 @@ impl Origins {
                 config,
                 Origin {
                     api_version: config.str_at(&["apiVersion"]).unwrap_or("").to_string(),
-                    object: ObjectRef {
+                    object: ObjectId {
                         kind: config.str_at(&["kind"]).unwrap_or("").to_string(),
-                        namespace: None,
+                        namespace: String::new(),
                         name: config
                             .str_at(&["metadata", "name"])
                             .unwrap_or("")
                             .to_string(),
+                        group: String::new(),
                     },
                     path: None,
                     index: None,
@@ -413,10 +421,14 @@ impl Origins {
         });
         let by_object = || {
             d.object.as_ref().and_then(|o| {
-                self.by_object.get(o).or_else(|| {
-                    self.by_object.get(&ObjectRef {
-                        namespace: None,
-                        ..o.clone()
+                let key = ObjectId {
+                    group: String::new(),
+                    ..o.clone()
+                };
+                self.by_object.get(&key).or_else(|| {
+                    self.by_object.get(&ObjectId {
+                        namespace: String::new(),
+                        ..key
                     })
                 })
             })
@@ -459,8 +471,8 @@ fn result(d: &Diagnostic, origins: &Origins, sources: &Sources) -> Node {
             "kind" => Node::str(&origin.object.kind),
             "name" => Node::str(&origin.object.name),
         };
-        if let Some(ns) = &origin.object.namespace {
-            reference.insert("namespace", Node::str(ns));
+        if !origin.object.namespace.is_empty() {
+            reference.insert("namespace", Node::str(&origin.object.namespace));
         }
         r.insert("resourceRef", Node::map(reference));
         if let Some(field) = &d.field {
@@ -701,11 +713,11 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         ));
         return failed(vec![d], &mut loaded.sources, &origins, &global);
     }
-    let local: HashSet<ObjectRef> = loaded
+    let local: HashSet<ObjectId> = loaded
         .objects
         .iter()
         .filter(|o| is_local_config(&o.root))
-        .map(Object::object_ref)
+        .map(Object::written_id)
         .collect();
 
     let options = Options {
@@ -736,7 +748,7 @@ pub(crate) fn krm(global: &GlobalArgs) -> ExitStatus {
         || rendering
             .objects
             .iter()
-            .any(|o| !local.contains(&o.object_ref()));
+            .any(|o| !local.contains(&o.written_id()));
     if !writes_something && !config.allow_empty && !diags.iter().any(Diagnostic::is_error) {
         diags.push(
             Diagnostic::error(
@@ -935,10 +947,11 @@ items:
         // kustomize sends no path: the result names the object only.
         let d = Diagnostic::warning(Code::InvalidField, "w")
             .at(at(2, 7))
-            .object(ObjectRef {
+            .object(ObjectId {
                 kind: "Deployment".into(),
-                namespace: Some("ns".into()),
+                namespace: "ns".into(),
                 name: "b-engine".into(),
+                group: String::new(),
             });
         let r = result(&d, &origins, &list.loaded.sources);
         assert_eq!(
@@ -954,10 +967,11 @@ items:
         );
         assert_eq!(r.str_at(&["message"]), Some("Deployment/ns/b-engine: w"));
         // Without a position, by the object it names.
-        let d = Diagnostic::note(Code::InvalidField, "n").object(ObjectRef {
+        let d = Diagnostic::note(Code::InvalidField, "n").object(ObjectId {
             kind: "InferenceService".into(),
-            namespace: Some("ns".into()),
+            namespace: "ns".into(),
             name: "b".into(),
+            group: String::new(),
         });
         let r = result(&d, &origins, &list.loaded.sources);
         assert_eq!(r.str_at(&["resourceRef", "name"]), Some("b"));

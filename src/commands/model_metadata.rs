@@ -76,11 +76,11 @@ fn write(
                     format!(
                         "{} is \"true\" on {}: OME's model agent fills nothing, so nothing is written",
                         modelmeta::SKIP_ANNOTATION,
-                        model.object_ref()
+                        model.written_id()
                     ),
                 )
                 .at(model.root.at(&["metadata", "annotations", modelmeta::SKIP_ANNOTATION]).map_or(model.pos(), |n| n.pos))
-                .object(model.object_ref())
+                .object(model.written_id())
                 .help("remove the annotation to have the spec filled, or set the fields yourself"),
             ),
             [model] => {
@@ -95,12 +95,12 @@ fn write(
                                     format!("spec.{key} is null in {display}: left as it is"),
                                 )
                                 .at(model.root.at(&["spec", key]).map_or(at, |n| n.pos))
-                                .object(model.object_ref())
+                                .object(model.written_id())
                                 .field(format!("spec.{key}"))
                                 .help("delete the line to have --write fill the field"),
                             );
                         }
-                        merged = Some((m, at, model.object_ref()));
+                        merged = Some((m, at, model.written_id()));
                     }
                     Err(why) => diags.push(
                         Diagnostic::error(
@@ -108,13 +108,13 @@ fn write(
                             format!("cannot merge the fields into {display}: {why}"),
                         )
                         .at(at)
-                        .object(model.object_ref())
+                        .object(model.written_id())
                         .help("or add the fields `ome-render model-metadata PATH` prints by hand"),
                     ),
                 }
             }
             several => {
-                let names: Vec<String> = several.iter().map(|m| m.object_ref().to_string()).collect();
+                let names: Vec<String> = several.iter().map(|m| m.written_id().to_string()).collect();
                 diags.push(
                     Diagnostic::error(
                         Code::ModelFileWrite,

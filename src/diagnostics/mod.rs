@@ -9,6 +9,7 @@ pub(crate) mod escape;
 pub(crate) mod report;
 pub(crate) mod suggest;
 
+use crate::k8s::id::ObjectId;
 use crate::yaml::Pos;
 use std::fmt;
 
@@ -320,24 +321,6 @@ impl fmt::Display for Code {
     }
 }
 
-/// A Kubernetes object as users name it: `kind/namespace/name`, or `kind/name` for
-/// cluster-scoped objects and objects written without a namespace.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct ObjectRef {
-    pub(crate) kind: String,
-    pub(crate) namespace: Option<String>,
-    pub(crate) name: String,
-}
-
-impl fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.namespace {
-            Some(ns) => write!(f, "{}/{}/{}", self.kind, ns, self.name),
-            None => write!(f, "{}/{}", self.kind, self.name),
-        }
-    }
-}
-
 /// A second place a diagnostic points at, such as the first definition of a duplicate.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Related {
@@ -351,7 +334,7 @@ pub(crate) struct Diagnostic {
     pub(crate) code: Code,
     pub(crate) message: String,
     pub(crate) pos: Option<Pos>,
-    pub(crate) object: Option<ObjectRef>,
+    pub(crate) object: Option<ObjectId>,
     pub(crate) field: Option<String>,
     pub(crate) help: Option<String>,
     pub(crate) related: Vec<Related>,
@@ -391,7 +374,7 @@ impl Diagnostic {
         self
     }
 
-    pub(crate) fn object(mut self, object: ObjectRef) -> Diagnostic {
+    pub(crate) fn object(mut self, object: ObjectId) -> Diagnostic {
         self.object = Some(object);
         self
     }

@@ -190,7 +190,11 @@ fn group_of(o: &Rendered, namespace: &str) -> Option<ObjectId> {
     o.source.as_ref().map(|s| {
         ObjectId::of_kind(
             "InferenceService",
-            s.namespace.as_deref().unwrap_or(namespace),
+            if s.namespace.is_empty() {
+                namespace
+            } else {
+                &s.namespace
+            },
             &s.name,
         )
         .to_owned()
@@ -309,17 +313,18 @@ pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::ObjectRef;
+    use crate::k8s::id::ObjectId;
     use crate::yaml::Pos;
     use crate::yaml::parse::parse_stream;
 
     fn object(yaml: &str, isvc: Option<&str>) -> Rendered {
         let root = parse_stream(yaml, 0).expect("test YAML").remove(0).root;
         let source = isvc.map(|name| {
-            std::sync::Arc::new(ObjectRef {
+            std::sync::Arc::new(ObjectId {
                 kind: "InferenceService".into(),
-                namespace: Some("team".into()),
+                namespace: "team".into(),
                 name: name.into(),
+                group: String::new(),
             })
         });
         Rendered::new(root, source, Pos::NONE)

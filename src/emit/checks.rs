@@ -34,14 +34,14 @@ pub(crate) fn apis(
                         Code::ApiUnserved,
                         format!(
                             "{} (rendered for {}) needs the API {}/{}, which the cluster's APIs do not list",
-                            o.object_ref(),
+                            o.written_id(),
                             o.source.as_deref().map_or(String::new(), ToString::to_string),
                             o.api_version,
                             o.kind
                         ),
                     )
                     .at(o.pos)
-                    .object(o.object_ref())
+                    .object(o.written_id())
                     .help(format!(
                         "install the API in the cluster and list it (`--api-versions {}` or `apiVersions:` in ome-render.yaml), or change the InferenceService so it needs no {}",
                         o.api_version, o.kind
@@ -200,11 +200,11 @@ pub(crate) fn collisions(objects: &[Rendered], namespace: &str, diags: &mut Vec<
         diags.push(
             Diagnostic::error(
                 Code::RenderedCollision,
-                format!("{} is rendered twice: from {} and from {}", o.object_ref(), who(first), who(o)),
+                format!("{} is rendered twice: from {} and from {}", o.written_id(), who(first), who(o)),
             )
             .at(o.pos)
             .related(first.pos, "rendered here too")
-            .object(o.object_ref())
+            .object(o.written_id())
             .help(if first.source.is_none() || o.source.is_none() {
                 "in a cluster one would silently overwrite the other (an object written without a namespace goes to the namespace it is applied in: `-n`, else `default`); rename or remove the input's object, or the InferenceService"
             } else {
@@ -246,10 +246,10 @@ pub(crate) fn file_names(objects: &[Rendered], format: Format, diags: &mut Vec<D
             diags.push(
                 Diagnostic::error(
                     Code::OutputFileName,
-                    format!("{} can't be written to a file of its own: `{bad}` is not safe in a file name", o.object_ref()),
+                    format!("{} can't be written to a file of its own: `{bad}` is not safe in a file name", o.written_id()),
                 )
                 .at(o.pos)
-                .object(o.object_ref())
+                .object(o.written_id())
                 .help("Kubernetes names hold lower-case letters, digits, `-` and `.`; fix the name, or write a stream instead of a directory"),
             );
             continue;
@@ -261,12 +261,12 @@ pub(crate) fn file_names(objects: &[Rendered], format: Format, diags: &mut Vec<D
                     Code::OutputFileName,
                     format!(
                         "{} can't be written to a file of its own: its file name would be {} bytes long, and file systems take at most {MAX_FILE_NAME}",
-                        o.object_ref(),
+                        o.written_id(),
                         name.len()
                     ),
                 )
                 .at(o.pos)
-                .object(o.object_ref())
+                .object(o.written_id())
                 .help("the file name is `[<namespace>_]<group>_<version>_<kind>_<name>.<extension>`: shorten the name (or the namespace), or write a stream instead of a directory"),
             );
             continue;
@@ -275,11 +275,11 @@ pub(crate) fn file_names(objects: &[Rendered], format: Format, diags: &mut Vec<D
             diags.push(
                 Diagnostic::error(
                     Code::OutputFileName,
-                    format!("{} and {} would both be written to {name}", first.object_ref(), o.object_ref()),
+                    format!("{} and {} would both be written to {name}", first.written_id(), o.written_id()),
                 )
                 .at(o.pos)
                 .related(first.pos, "the other object")
-                .object(o.object_ref())
+                .object(o.written_id())
                 .help("file names are lower-cased and joined with `_`; rename one of the objects, or write a stream instead of a directory"),
             );
         } else {
@@ -355,16 +355,16 @@ pub(crate) fn flux_substitution(o: &Rendered, tree: Option<&Node>) -> Option<Dia
         Code::FluxSubstitution,
         format!(
             "{} contains `${{` (`{line}`): Flux's post-build substitution would replace `${{…}}` when it applies the object",
-            o.object_ref()
+            o.written_id()
         ),
     )
     .at(at.unwrap_or(o.pos))
-    .object(o.object_ref())
+    .object(o.written_id())
     .help(format!(
         "under Flux with `spec.postBuild`, write `$${{…}}` to keep the text, or annotate the InferenceService `{FLUX_SUBSTITUTE_KEY}: disabled`; Kubernetes itself expands only `$(VAR)`"
     ));
     if at.is_some() {
-        d = d.related(o.pos, format!("{source}, which renders {}", o.object_ref()));
+        d = d.related(o.pos, format!("{source}, which renders {}", o.written_id()));
     }
     Some(d)
 }
@@ -372,17 +372,18 @@ pub(crate) fn flux_substitution(o: &Rendered, tree: Option<&Node>) -> Option<Dia
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::ObjectRef;
+    use crate::k8s::id::ObjectId;
     use crate::yaml::Pos;
 
     fn object(text: &str, rendered: bool) -> Rendered {
         let mut o = Rendered::new(
             crate::yaml::Node::str("x"),
             rendered.then(|| {
-                std::sync::Arc::new(ObjectRef {
+                std::sync::Arc::new(ObjectId {
                     kind: "InferenceService".into(),
-                    namespace: None,
+                    namespace: String::new(),
                     name: "isvc".into(),
+                    group: String::new(),
                 })
             }),
             Pos::NONE,

@@ -65,6 +65,27 @@ impl<'a> ObjectId<&'a str> {
     }
 }
 
+impl ObjectId {
+    /// An object named as it is written, to label a diagnostic: its namespace as written
+    /// (empty when written without one, so it reads `Kind/name`), its group from `api_version`.
+    pub(crate) fn written(
+        api_version: &str,
+        kind: impl Into<String>,
+        namespace: Option<String>,
+        name: impl Into<String>,
+    ) -> ObjectId {
+        ObjectId {
+            kind: kind.into(),
+            namespace: namespace.unwrap_or_default(),
+            name: name.into(),
+            group: api_version
+                .rsplit_once('/')
+                .map_or("", |(group, _)| group)
+                .to_string(),
+        }
+    }
+}
+
 impl<S: AsRef<str>> ObjectId<S> {
     /// `NAMESPACE/NAME`, or `NAME` at cluster scope.
     pub(crate) fn path(&self) -> String {

@@ -163,7 +163,7 @@ pub(super) fn follow(
         let Some(node) = annotation(obj) else {
             continue;
         };
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let at = |d: Diagnostic| d.at(node.pos).object(object.clone()).field(field());
         if obj.group() != OME_GROUP || !MODEL_KINDS.contains(&obj.kind.as_str()) {
             diags.push(at(Diagnostic::warning(

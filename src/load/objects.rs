@@ -3,7 +3,7 @@
 
 use super::discover::Input;
 use super::limits::raise_help;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::k8s::id::ObjectId;
 use crate::yaml::parse::{AliasBudget, ParseLimits, SyntaxError, parse_stream_limited};
 use crate::yaml::{Node, Pos, Value};
@@ -41,12 +41,14 @@ impl Object {
             .map_or("", |(group, _)| group)
     }
 
-    pub(crate) fn object_ref(&self) -> ObjectRef {
-        ObjectRef {
-            kind: self.kind.clone(),
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
-        }
+    /// The object as written, to name it in a diagnostic (`ObjectId::written`).
+    pub(crate) fn written_id(&self) -> ObjectId {
+        ObjectId::written(
+            &self.api_version,
+            self.kind.as_str(),
+            self.namespace.clone(),
+            self.name.as_str(),
+        )
     }
 
     /// Where the object starts.

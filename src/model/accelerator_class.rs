@@ -43,7 +43,7 @@ pub(crate) struct Cost {
 
 impl AcceleratorClass {
     pub(crate) fn read(obj: &Object, diags: &mut Vec<Diagnostic>) -> AcceleratorClass {
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let mut r = Reader {
             object: &object,
             diags,

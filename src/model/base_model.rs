@@ -3,7 +3,8 @@
 
 use super::fields::Reader;
 use super::{DiffusionPipeline, FormatRef, name_pos};
-use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::diagnostics::Diagnostic;
+use crate::k8s::id::ObjectId;
 use crate::load::Object;
 use crate::yaml::{Node, Pos};
 
@@ -12,7 +13,7 @@ pub(crate) struct BaseModel {
     pub(crate) name: String,
     /// The namespace of a BaseModel; `None` for a ClusterBaseModel.
     pub(crate) namespace: Option<String>,
-    pub(crate) object: ObjectRef,
+    pub(crate) object: ObjectId,
     pub(crate) pos: Pos,
     pub(crate) disabled: bool,
     pub(crate) format: Option<FormatRef>,
@@ -55,7 +56,7 @@ impl BaseModel {
         namespace: Option<String>,
         diags: &mut Vec<Diagnostic>,
     ) -> BaseModel {
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let mut r = Reader {
             object: &object,
             diags,

@@ -1,12 +1,13 @@
 //! Typed reads from a [`Node`], each reporting a wrong type as an `InvalidField` diagnostic
 //! that names the object, the field path and the position.
 
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::yaml::{Map, Node, Value};
 
 /// Reads fields of one object, collecting type errors.
 pub(crate) struct Reader<'a> {
-    pub(crate) object: &'a ObjectRef,
+    pub(crate) object: &'a ObjectId,
     pub(crate) diags: &'a mut Vec<Diagnostic>,
 }
 

@@ -4,7 +4,8 @@
 use super::component::Role;
 use super::fields::{Reader, join};
 use super::name_pos;
-use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::diagnostics::Diagnostic;
+use crate::k8s::id::ObjectId;
 use crate::load::Object;
 use crate::yaml::{Map, Node, Pos, Value};
 
@@ -16,7 +17,7 @@ pub(crate) struct InferenceService {
     pub(crate) namespace: Option<String>,
     /// The namespace lookups use: as written, else the `--namespace` default.
     pub(crate) lookup_namespace: String,
-    pub(crate) object: ObjectRef,
+    pub(crate) object: ObjectId,
     pub(crate) pos: Pos,
     /// `metadata.labels` and `metadata.annotations`, string values only, in input order.
     pub(crate) labels: Map,
@@ -177,7 +178,7 @@ impl InferenceService {
         default_namespace: &str,
         diags: &mut Vec<Diagnostic>,
     ) -> InferenceService {
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let mut r = Reader {
             object: &object,
             diags,

@@ -4,7 +4,8 @@
 use super::component::{DEPLOYMENT_MODE_ANNOTATION, DeploymentMode, Role};
 use super::fields::{Reader, join};
 use super::{DiffusionPipeline, FormatRef, name_pos};
-use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::diagnostics::Diagnostic;
+use crate::k8s::id::ObjectId;
 use crate::load::Object;
 use crate::yaml::{Map, Node, Pos};
 
@@ -83,7 +84,7 @@ pub(crate) struct Runtime {
     /// The namespace of a ServingRuntime; `None` for a ClusterServingRuntime.
     pub(crate) namespace: Option<String>,
     pub(crate) scope: Scope,
-    pub(crate) object: ObjectRef,
+    pub(crate) object: ObjectId,
     pub(crate) pos: Pos,
     /// `metadata.annotations["ome.io/inherit-from"]`: the parent's name.
     pub(crate) inherit_from: Option<String>,
@@ -134,7 +135,7 @@ impl Runtime {
         namespace: Option<String>,
         diags: &mut Vec<Diagnostic>,
     ) -> Runtime {
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let empty = Node::map(Map::new());
         let spec = spec_of(obj).unwrap_or(&empty);
         let spec_view = RuntimeSpec::read_fields(spec, &object, diags);
@@ -168,11 +169,7 @@ fn spec_of(obj: &Object) -> Option<&Node> {
 
 impl RuntimeSpec {
     /// Reads the view of a runtime `spec` node.
-    pub(crate) fn read(
-        spec: &Node,
-        object: &ObjectRef,
-        diags: &mut Vec<Diagnostic>,
-    ) -> RuntimeSpec {
+    pub(crate) fn read(spec: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
         RuntimeSpec {
             spec: spec.clone(),
             ..RuntimeSpec::read_fields(spec, object, diags)
@@ -180,7 +177,7 @@ impl RuntimeSpec {
     }
 
     /// Every field of the view but the tree (`spec`), which is left an empty map.
-    fn read_fields(spec: &Node, object: &ObjectRef, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
+    fn read_fields(spec: &Node, object: &ObjectId, diags: &mut Vec<Diagnostic>) -> RuntimeSpec {
         let mut r = Reader { object, diags };
         let entries = r.seq(spec, "supportedModelFormats", "spec").unwrap_or(&[]);
         // Sized for the entries: a format is 504 bytes, and a list collected through a

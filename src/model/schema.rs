@@ -4,7 +4,8 @@
 
 use super::component::Role;
 use super::fields::join;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef, suggest};
+use crate::diagnostics::{Code, Diagnostic, suggest};
+use crate::k8s::id::ObjectId;
 use crate::yaml::Node;
 use std::sync::LazyLock;
 
@@ -194,7 +195,7 @@ pub(crate) fn is_container_field(key: &str) -> bool {
 }
 
 struct Checker<'a> {
-    object: &'a ObjectRef,
+    object: &'a ObjectId,
     diags: Vec<Diagnostic>,
     /// Keys left to admission (the InferenceService's components).
     skipped: &'a [&'a str],
@@ -317,7 +318,7 @@ impl Checker<'_> {
 }
 
 /// Unknown fields of an InferenceService.
-pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+pub(crate) fn check_inference_service(root: &Node, object: &ObjectId) -> Vec<Diagnostic> {
     let mut c = Checker {
         object,
         diags: Vec::new(),
@@ -348,7 +349,7 @@ pub(crate) fn check_inference_service(root: &Node, object: &ObjectRef) -> Vec<Di
 }
 
 /// Unknown fields of a ServingRuntime or ClusterServingRuntime.
-pub(crate) fn check_runtime(root: &Node, object: &ObjectRef) -> Vec<Diagnostic> {
+pub(crate) fn check_runtime(root: &Node, object: &ObjectId) -> Vec<Diagnostic> {
     let mut c = Checker {
         object,
         diags: Vec::new(),
@@ -387,10 +388,11 @@ mod tests {
 
     fn messages(text: &str, runtime: bool) -> Vec<String> {
         let root = parse_stream(text, 0).unwrap().remove(0).root;
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "X".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "x".into(),
+            group: String::new(),
         };
         let diags = if runtime {
             check_runtime(&root, &object)

@@ -41,9 +41,10 @@ pub(crate) use pod_monitor::PodMonitorConfig;
 use super::fields::Reader;
 use super::int_or_str::{IntOrStr, valid_budget};
 use crate::diagnostics::suggest::closest;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::go;
 use crate::k8s::api_versions::ApiVersions;
+use crate::k8s::id::ObjectId;
 use crate::k8s::meta::{DNS1123_LABEL_HELP, dns1123_label_problems, is_label_chars};
 use crate::yaml::{Node, Value};
 
@@ -328,16 +329,17 @@ impl Settings {
 }
 
 /// The settings file, as diagnostics name it.
-fn file_object() -> ObjectRef {
-    ObjectRef {
+fn file_object() -> ObjectId {
+    ObjectId {
         kind: "RenderSettings".into(),
-        namespace: None,
+        namespace: String::new(),
         name: crate::load::SETTINGS_FILE.into(),
+        group: String::new(),
     }
 }
 
 /// An unknown key of the settings file: an error, with the closest known key.
-fn unknown_setting(object: &ObjectRef, value: &Node, key: &str, known: &[&str]) -> Diagnostic {
+fn unknown_setting(object: &ObjectId, value: &Node, key: &str, known: &[&str]) -> Diagnostic {
     let help = match closest(key, known) {
         Some(k) => format!("did you mean `{k}`? (known settings: {})", known.join(", ")),
         None => format!("known settings: {}", known.join(", ")),
@@ -353,7 +355,7 @@ fn unknown_setting(object: &ObjectRef, value: &Node, key: &str, known: &[&str]) 
 /// file, `ome::settings::deploy-config` for OME's ConfigMap.
 pub(super) fn settings_diag(
     origin: Origin,
-    object: &ObjectRef,
+    object: &ObjectId,
     node: &Node,
     field: &str,
     message: String,
@@ -368,7 +370,7 @@ pub(super) fn settings_diag(
         .field(field.trim_start_matches('.'))
 }
 
-fn settings_error(object: &ObjectRef, node: &Node, field: &str, message: String) -> Diagnostic {
+fn settings_error(object: &ObjectId, node: &Node, field: &str, message: String) -> Diagnostic {
     Diagnostic::error(Code::Settings, message)
         .at(node.pos)
         .object(object.clone())
@@ -380,7 +382,7 @@ fn settings_error(object: &ObjectRef, node: &Node, field: &str, message: String)
 /// both with the closest known key.
 pub(super) fn unknown_keys(
     node: &Node,
-    object: &ObjectRef,
+    object: &ObjectId,
     path: &str,
     known: &[&str],
     origin: Origin,
@@ -424,7 +426,7 @@ pub(super) fn unknown_keys(
 pub(super) fn read_budget(
     pdb: &Node,
     path: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     origin: Origin,
     diags: &mut Vec<Diagnostic>,
     out: &mut Option<Budget>,

@@ -16,7 +16,8 @@
 //! ```
 
 use super::kind_name;
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::model::Scope;
 use crate::model::fields::Reader;
 use crate::yaml::{Map, Node, Pos};
@@ -55,11 +56,12 @@ const ENTRY_KEYS: &[&str] = &[
     "syncToken",
 ];
 
-fn lock_ref() -> ObjectRef {
-    ObjectRef {
+fn lock_ref() -> ObjectId {
+    ObjectId {
         kind: "Lock".to_string(),
-        namespace: None,
+        namespace: String::new(),
         name: crate::load::LOCK_FILE.to_string(),
+        group: String::new(),
     }
 }
 

@@ -13,7 +13,8 @@ pub(crate) mod gojson;
 mod gotypes;
 pub(crate) mod lock;
 
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::k8s::id::ObjectId;
 use crate::load::Object;
 use crate::merge::strategic::merge_key;
 use crate::model::fields::Reader;
@@ -66,7 +67,7 @@ pub(crate) struct Revision {
     pub(crate) name: String,
     /// As written, else OME's namespace.
     pub(crate) namespace: String,
-    pub(crate) object: ObjectRef,
+    pub(crate) object: ObjectId,
     pub(crate) pos: Pos,
     /// `ome.io/runtime-of`.
     pub(crate) runtime_of: String,
@@ -89,7 +90,7 @@ impl Revision {
         namespace: String,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Revision> {
-        let object = obj.object_ref();
+        let object = obj.written_id();
         let mut r = Reader {
             object: &object,
             diags,

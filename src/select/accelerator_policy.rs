@@ -727,7 +727,7 @@ pub(crate) fn parse_quantity(text: &str) -> Option<Quantity> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::ObjectRef;
+    use crate::k8s::id::ObjectId;
     use crate::load::Object;
     use crate::model::fields::Reader;
     use crate::yaml::parse::parse_stream;
@@ -759,10 +759,11 @@ spec: {{{spec}}}
     fn selector(yaml: &str) -> AcceleratorSelector {
         let text = format!("acceleratorSelector:\n  {}\n", yaml.replace('\n', "\n  "));
         let node = parse_stream(&text, 0).expect("yaml").remove(0).root;
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "InferenceService".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "s".into(),
+            group: String::new(),
         };
         let mut diags = Vec::new();
         let mut r = Reader {

@@ -2,7 +2,7 @@
 //! YAML snippets through the real readers, so the CRD defaults apply as they do in the tool.
 
 use super::auto::{Candidate, RuntimeIndex};
-use crate::diagnostics::ObjectRef;
+use crate::k8s::id::ObjectId;
 use crate::load::Object;
 use crate::model::{BaseModel, InferenceService, RuntimeSpec, Scope};
 use crate::yaml::parse::parse_stream;
@@ -43,10 +43,11 @@ fn object(kind: &str, mut root: Node) -> Object {
 
 /// A runtime `spec` from its YAML; the reader must accept it without diagnostics.
 pub(crate) fn runtime_spec(text: &str) -> RuntimeSpec {
-    let object = ObjectRef {
+    let object = ObjectId {
         kind: "ClusterServingRuntime".to_string(),
-        namespace: None,
+        namespace: String::new(),
         name: "test".to_string(),
+        group: String::new(),
     };
     let mut diags = Vec::new();
     let spec = RuntimeSpec::read(&yaml(text), &object, &mut diags);

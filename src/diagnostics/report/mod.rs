@@ -292,7 +292,7 @@ fn place(pos: Pos, sources: &Sources) -> Option<Place<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::ObjectRef;
+    use crate::k8s::id::ObjectId;
     use std::sync::Arc;
 
     fn sources() -> Sources {
@@ -311,10 +311,11 @@ mod tests {
                 line: 4,
                 col: 4,
             })
-            .object(ObjectRef {
+            .object(ObjectId {
                 kind: "InferenceService".into(),
-                namespace: Some("demo".into()),
+                namespace: "demo".into(),
                 name: "x".into(),
+                group: String::new(),
             })
             .field("spec.runtime.name")
             .help("add the runtime's file to the paths")

@@ -6,8 +6,9 @@
 //! inside a key it reads is a warning.
 
 use super::{Origin, Settings, settings_diag};
-use crate::diagnostics::{Code, Diagnostic, ObjectRef};
+use crate::diagnostics::{Code, Diagnostic};
 use crate::go;
+use crate::k8s::id::ObjectId;
 use crate::model::fields::Reader;
 use crate::yaml::{Node, Pos, Value};
 
@@ -42,14 +43,13 @@ impl Settings {
     /// `acceleratorResources`) with those of OME's ConfigMap `node`, checked as OME checks
     /// them; ome-render's own settings (`autoscaling`, `omeNamespace`, `apiVersions`) stay.
     pub(crate) fn read_config_map(&mut self, node: &Node, diags: &mut Vec<Diagnostic>) {
-        let object = ObjectRef {
-            kind: "ConfigMap".into(),
-            namespace: node.str_at(&["metadata", "namespace"]).map(str::to_string),
-            name: node
-                .str_at(&["metadata", "name"])
-                .unwrap_or(CONFIG_MAP_NAME)
-                .to_string(),
-        };
+        let object = ObjectId::written(
+            "v1",
+            "ConfigMap",
+            node.str_at(&["metadata", "namespace"]).map(str::to_string),
+            node.str_at(&["metadata", "name"])
+                .unwrap_or(CONFIG_MAP_NAME),
+        );
         let error = |n: &Node, message: String| {
             Diagnostic::error(Code::DeployConfig, message)
                 .at(n.pos)
@@ -187,7 +187,7 @@ fn parse_json(
     text: &str,
     at: Pos,
     key: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Node> {
     let what = match key {
@@ -273,7 +273,7 @@ fn relocate(node: &mut Node, at: Pos, block: bool) {
 fn read_accelerators(
     json: &Node,
     path: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     diags: &mut Vec<Diagnostic>,
     out: &mut Vec<String>,
 ) {
@@ -303,7 +303,7 @@ fn read_accelerators(
 fn read_providers(
     json: Option<&Node>,
     path: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     prefix: &str,
     diags: &mut Vec<Diagnostic>,
 ) {

@@ -4,7 +4,8 @@
 //! and OME's ConfigMap from none.
 
 use super::{Origin, settings_diag};
-use crate::diagnostics::{Diagnostic, ObjectRef};
+use crate::diagnostics::Diagnostic;
+use crate::k8s::id::ObjectId;
 use crate::model::Role;
 use crate::model::component::DeploymentMode;
 use crate::yaml::{Node, Value};
@@ -97,7 +98,7 @@ impl DeployConfig {
         &mut self,
         node: &Node,
         path: &str,
-        object: &ObjectRef,
+        object: &ObjectId,
         origin: Origin,
         diags: &mut Vec<Diagnostic>,
     ) {
@@ -215,7 +216,7 @@ fn not_json(
 fn read_replicas(
     replicas: &Node,
     path: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     origin: Origin,
     diags: &mut Vec<Diagnostic>,
     out: &mut ReplicaDefaults,
@@ -303,7 +304,7 @@ fn read_replicas(
 fn read_update_strategy(
     node: &Node,
     path: &str,
-    object: &ObjectRef,
+    object: &ObjectId,
     origin: Origin,
     diags: &mut Vec<Diagnostic>,
 ) -> bool {

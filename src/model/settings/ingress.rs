@@ -516,7 +516,8 @@ fn template_parses(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{ObjectRef, Severity};
+    use crate::diagnostics::Severity;
+    use crate::k8s::id::ObjectId;
 
     fn yaml(text: &str) -> Node {
         crate::yaml::parse::parse_stream(text, 0)
@@ -527,10 +528,11 @@ mod tests {
 
     fn read(text: &str, origin: Origin) -> (IngressConfig, Vec<Diagnostic>) {
         let node = yaml(text);
-        let object = ObjectRef {
+        let object = ObjectId {
             kind: "RenderSettings".into(),
-            namespace: None,
+            namespace: String::new(),
             name: "ome-render.yaml".into(),
+            group: String::new(),
         };
         let mut diags = Vec::new();
         let mut config = IngressConfig::default();

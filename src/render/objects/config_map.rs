@@ -139,10 +139,11 @@ mod tests {
         let model = BaseModel {
             name: "m".into(),
             namespace: None,
-            object: crate::diagnostics::ObjectRef {
+            object: crate::k8s::id::ObjectId {
                 kind: "ClusterBaseModel".into(),
-                namespace: None,
+                namespace: String::new(),
                 name: "m".into(),
+                group: String::new(),
             },
             pos: Default::default(),
             disabled: false,
