@@ -65,6 +65,21 @@ impl SourceFile {
         }
     }
 
+    /// SHA-256 of its path and text as read; `None` for a released text. `diff` reuses the
+    /// base's objects of an InferenceService only where its files are these same bytes
+    /// (SEMANTICS.md#diff-reuse).
+    pub(crate) fn digest(&self) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        if self.released.is_some() {
+            return None;
+        }
+        let mut h = Sha256::new();
+        h.update((self.path.len() as u64).to_le_bytes());
+        h.update(self.path.as_bytes());
+        h.update(self.text.as_bytes());
+        Some(h.finalize().into())
+    }
+
     /// Where the file's lines (and characters) start, when it has its text.
     pub(crate) fn lines(&self) -> Option<&LineIndex> {
         let text = self.text()?;
