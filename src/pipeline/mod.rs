@@ -17,6 +17,7 @@ use crate::select::resolve::{ResolvedIsvc, Resolver, resolve};
 use crate::source::Sources;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What to render.
@@ -81,6 +82,8 @@ pub(crate) struct Rendering {
     /// With `Options::trace`: what each InferenceService's objects were rendered from, for
     /// the other side of a `diff` to reuse them.
     pub(crate) recorded: reuse::Recorded,
+    /// With `Options::reuse`: how many InferenceServices took the base's objects.
+    pub(crate) reused: usize,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -264,6 +267,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
         diags: render_diags,
         resolved,
         mut records,
+        reused,
         ..
     } = rendered;
     diags.extend(render_diags);
@@ -295,6 +299,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
             records,
             inputs: reuse_inputs,
         },
+        reused,
     }
 }
 
@@ -436,6 +441,8 @@ struct Output {
     resolved: Vec<ResolvedIsvc>,
     /// With `Options::trace`: what each InferenceService's objects were rendered from.
     records: Vec<(ObjectId, reuse::Record)>,
+    /// How many InferenceServices took the base's objects.
+    reused: usize,
     /// The output limit was passed: nothing is rendered, `diags` holds its error alone.
     stopped: bool,
 }
@@ -455,6 +462,7 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
             .filter(|r| r.applies(settings, &admitted.reuse_inputs)),
         inputs: &admitted.reuse_inputs,
         fingerprints: &admitted.inputs,
+        reused: AtomicUsize::new(0),
     });
     let mut out = Output::default();
     let total = admitted.inference_services.len();
@@ -532,6 +540,7 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
         };
     }
     out.objects.reserve_exact(passing_through);
+    out.reused = reuse.map_or(0, |r| r.reused.into_inner());
     out
 }
 
@@ -552,6 +561,8 @@ struct Reusing<'r> {
     base: Option<&'r reuse::Reuse>,
     inputs: &'r reuse::Inputs,
     fingerprints: &'r BTreeMap<ObjectId, u64>,
+    /// How many InferenceServices took the base's objects.
+    reused: AtomicUsize,
 }
 
 /// One InferenceService through admit, select and render. OME's admission of the
@@ -583,12 +594,14 @@ fn render_one<'a>(
             .key(&resolution, s, isvc.pos, r.fingerprints)
             .map(|k| (r, s, k))
     });
-    let reused = key.as_ref().and_then(|(r, s, k)| {
-        r.base
-            .and_then(|base| base.lookup(&s.isvc, k, r.inputs))
-    });
+    let reused = key
+        .as_ref()
+        .and_then(|(r, s, k)| r.base.and_then(|base| base.lookup(&s.isvc, k, r.inputs)));
     let rendered_from = d.len();
     let mut objects = if let Some((objects, diags)) = reused {
+        if let Some(r) = reusing {
+            r.reused.fetch_add(1, Ordering::Relaxed);
+        }
         d.extend(diags);
         objects
     } else {

@@ -15,8 +15,9 @@ use crate::yaml::Pos;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
+use std::sync::Arc;
 
-/// A file's path and bytes, hashed ([`crate::source::SourceFile::digest`]).
+/// A file's bytes, hashed ([`crate::source::SourceFile::digest`]).
 type FileDigest = Option<[u8; 32]>;
 
 /// What one InferenceService's objects were rendered from: its resolution, where it is
@@ -142,8 +143,13 @@ impl Reuse {
         }
     }
 
-    pub(crate) fn into_objects(self) -> Vec<Rendered> {
-        self.objects
+    /// The base's objects back, once the head has rendered (copied if the head still holds
+    /// the reuse, which a finished run does not).
+    pub(crate) fn into_objects(reuse: Arc<Reuse>) -> Vec<Rendered> {
+        match Arc::try_unwrap(reuse) {
+            Ok(reuse) => reuse.objects,
+            Err(shared) => shared.objects.clone(),
+        }
     }
 
     /// Whether the head may reuse anything at all: equal settings, and the files holding no
