@@ -30,8 +30,9 @@ pub(crate) enum Body {
     /// The object tree, as rendered or read.
     Tree(Node),
     /// The object serialised in the output format. Keeping the bytes instead of the tree
-    /// halves the memory of a large run.
-    Bytes(Vec<u8>),
+    /// halves the memory of a large run. Shared: `diff`'s head takes the base's objects
+    /// without copying them (SEMANTICS.md#diff-reuse).
+    Bytes(Arc<[u8]>),
 }
 
 impl Rendered {

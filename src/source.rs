@@ -19,6 +19,9 @@ pub(crate) struct SourceFile {
     released: Option<Released>,
     /// Built the first time a diagnostic quotes the file.
     lines: OnceLock<LineIndex>,
+    /// SHA-256 of its text, taken before the text is released when the loader is
+    /// asked to ([`Sources::take_digests`]).
+    digest: OnceLock<[u8; 32]>,
 }
 
 /// What a file was when it was read: it is read again only while it is still that.
@@ -65,6 +68,26 @@ impl SourceFile {
         }
     }
 
+    /// SHA-256 of its text as read; `None` for a text released before it was taken. `diff`
+    /// reuses the base's objects of an InferenceService only where its files are these same
+    /// bytes at the same place in the input (SEMANTICS.md#diff-reuse). The path is left out:
+    /// the two sides of `diff BASE HEAD` are two directories, and nothing rendered names a
+    /// file (a diagnostic names it by its place, which the head's sources show).
+    pub(crate) fn digest(&self) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        if let Some(d) = self.digest.get() {
+            return Some(*d);
+        }
+        if self.released.is_some() {
+            return None;
+        }
+        Some(
+            *self
+                .digest
+                .get_or_init(|| Sha256::digest(self.text.as_bytes()).into()),
+        )
+    }
+
     /// Where the file's lines (and characters) start, when it has its text.
     pub(crate) fn lines(&self) -> Option<&LineIndex> {
         let text = self.text()?;
@@ -89,6 +112,7 @@ impl Sources {
             text,
             released: None,
             lines: OnceLock::new(),
+            digest: OnceLock::new(),
         });
         u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX)
     }
@@ -119,7 +143,17 @@ impl Sources {
             f.text = text;
             f.released = None;
             f.lines = OnceLock::new();
+            f.digest = OnceLock::new();
         }
+    }
+
+    /// Takes the digest of every file whose text is at hand, in parallel, so that it
+    /// outlives the text ([`SourceFile::digest`]).
+    pub(crate) fn take_digests(&self) {
+        use rayon::prelude::*;
+        self.files.par_iter().for_each(|f| {
+            f.digest();
+        });
     }
 
     /// Frees the text of `file`, which was read from `from` as `stamp` describes: the

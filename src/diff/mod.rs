@@ -176,12 +176,21 @@ impl Report {
 /// An object's YAML: its serialised bytes, or its tree serialised now.
 fn yaml_of(o: &Rendered) -> Cow<'_, [u8]> {
     match &o.body {
-        Body::Bytes(b) => Cow::Borrowed(b),
+        Body::Bytes(b) => Cow::Borrowed(&b[..]),
         Body::Tree(node) => {
             let mut out = Vec::new();
             crate::yaml::emit::write_yaml(node, &mut out);
             Cow::Owned(out)
         }
+    }
+}
+
+/// Whether two objects' YAML is the same: at once when they share their bytes (the head
+/// reused the base's object, SEMANTICS.md#diff-reuse), else byte for byte.
+fn same_yaml(a: &Rendered, b: &Rendered) -> bool {
+    match (&a.body, &b.body) {
+        (Body::Bytes(a), Body::Bytes(b)) if std::sync::Arc::ptr_eq(a, b) => true,
+        _ => yaml_of(a) == yaml_of(b),
     }
 }
 
@@ -217,7 +226,7 @@ pub(crate) fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Re
         .objects
         .par_iter()
         .map(|o| match index.get(&o.id(namespace)) {
-            Some(&i) => (Some(i), yaml_of(&base.objects[i]) != yaml_of(o)),
+            Some(&i) => (Some(i), !same_yaml(&base.objects[i], o)),
             None => (None, true),
         })
         .collect();

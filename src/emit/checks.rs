@@ -390,7 +390,7 @@ mod tests {
         );
         o.kind = "Deployment".into();
         o.name = "d".into();
-        o.body = Body::Bytes(text.as_bytes().to_vec());
+        o.body = Body::Bytes(text.as_bytes().into());
         o
     }
 

@@ -23,6 +23,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) enum Format {
@@ -161,7 +162,7 @@ pub(crate) fn serialise(object: &mut Rendered, format: Format) -> Option<Node> {
         let out = SCRATCH.with_borrow_mut(|buf| {
             buf.clear();
             write_tree(node, format, buf);
-            buf.as_slice().to_vec()
+            Arc::<[u8]>::from(buf.as_slice())
         });
         return match std::mem::replace(&mut object.body, Body::Bytes(out)) {
             Body::Tree(node) => Some(node),
@@ -181,7 +182,7 @@ pub(crate) fn serialise_all(objects: &mut [Rendered], format: Format) {
 /// The object's bytes in `format`: its serialised body, or its tree serialised now.
 fn bytes(object: &Rendered, format: Format) -> Cow<'_, [u8]> {
     match &object.body {
-        Body::Bytes(bytes) => Cow::Borrowed(bytes),
+        Body::Bytes(bytes) => Cow::Borrowed(&bytes[..]),
         Body::Tree(node) => {
             let mut out = Vec::new();
             write_tree(node, format, &mut out);

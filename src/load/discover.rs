@@ -53,6 +53,9 @@ pub(crate) enum Texts {
     /// Released (files of at most 1 MiB), and read again for the diagnostics that quote
     /// them: a render keeps in memory what it writes, not what it read.
     Released,
+    /// Released as `Released` does, each file's digest taken first: `diff` compares its two
+    /// sides' files by them (SEMANTICS.md#diff-reuse).
+    Digested,
 }
 
 impl LoadOptions {

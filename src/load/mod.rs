@@ -402,7 +402,10 @@ fn load_discovered(
         .map(|(id, input, _)| (*id, input.path.clone()))
         .collect();
     let mut loaded = parse_files(sources, files, diags, limits);
-    if texts == Texts::Released {
+    if texts == Texts::Digested {
+        loaded.sources.take_digests();
+    }
+    if texts != Texts::Kept {
         for (id, from, stamp) in releasable {
             loaded.sources.release(id, from, stamp);
         }

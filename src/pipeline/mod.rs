@@ -17,6 +17,7 @@ use crate::select::resolve::{ResolvedIsvc, Resolver, resolve};
 use crate::source::Sources;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What to render.
@@ -56,6 +57,9 @@ pub(crate) struct Options {
     pub(crate) api_versions: Vec<String>,
     /// Laid over the settings' `ingress` (the Argo CD plugin's parameters).
     pub(crate) ingress: crate::model::settings::IngressOverride,
+    /// `diff`'s head side: the base's objects of each InferenceService, reused where nothing
+    /// they were rendered from differs (SEMANTICS.md#diff-reuse). Needs `trace`.
+    pub(crate) reuse: Option<std::sync::Arc<reuse::Reuse>>,
 }
 
 /// The result of a run: objects in output order (in render order with `Options::trace`), and
@@ -75,6 +79,11 @@ pub(crate) struct Rendering {
     pub(crate) resolved: Vec<ResolvedIsvc>,
     /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
     pub(crate) inputs: BTreeMap<ObjectId, u64>,
+    /// With `Options::trace`: what each InferenceService's objects were rendered from, for
+    /// the other side of a `diff` to reuse them.
+    pub(crate) recorded: reuse::Recorded,
+    /// With `Options::reuse`: how many InferenceServices took the base's objects.
+    pub(crate) reused: usize,
 }
 
 /// The inputs, catalogued: what every command starts from.
@@ -250,12 +259,15 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
         mut diags,
         input_kinds,
         inputs,
+        reuse_inputs,
         ..
     } = admitted;
     let Output {
         mut objects,
         diags: render_diags,
         resolved,
+        mut records,
+        reused,
         ..
     } = rendered;
     diags.extend(render_diags);
@@ -269,6 +281,10 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
     );
     emit_step(&mut objects, options);
     crate::diagnostics::sort(&mut diags);
+    if !options.kinds.is_empty() {
+        // The records' ranges are of the list before `--kinds` filtered it.
+        records.clear();
+    }
     laps.lap("check, filter and sort");
     Rendering {
         sources,
@@ -279,6 +295,11 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
         settings,
         resolved,
         inputs,
+        recorded: reuse::Recorded {
+            records,
+            inputs: reuse_inputs,
+        },
+        reused,
     }
 }
 
@@ -333,6 +354,8 @@ struct Admitted {
     input_kinds: BTreeSet<String>,
     /// With `Options::trace`: each consumed OME input and the fingerprint of its tree.
     inputs: BTreeMap<ObjectId, u64>,
+    /// With `Options::trace`: each consumed input's file and every file's digest.
+    reuse_inputs: reuse::Inputs,
     #[expect(clippy::vec_box, reason = "as the catalog holds them, moved out whole")]
     inference_services: Vec<Box<crate::model::InferenceService>>,
 }
@@ -355,21 +378,37 @@ fn admit(catalogued: Catalogued, options: &Options) -> Admitted {
         .collect();
     // `diff` compares the consumed objects (and the runtime revisions pins render from) by
     // their fingerprints, taken before the trees go.
-    let inputs = if options.trace {
+    let (inputs, reuse_inputs) = if options.trace {
         let revisions = catalog
             .passthrough
             .iter()
             .filter(|o| crate::revision::is_runtime_revision(o));
-        catalog
+        let traced: Vec<(ObjectId, u64, u32)> = catalog
             .consumed
             .iter()
             .chain(revisions)
             .collect::<Vec<_>>()
             .par_iter()
-            .map(|o| (o.id(&options.namespace).to_owned(), fingerprint(&o.root)))
-            .collect()
+            .map(|o| {
+                let id = o.id(&options.namespace).to_owned();
+                (id, fingerprint(&o.root), o.root.pos.file)
+            })
+            .collect();
+        let object_files: BTreeSet<u32> = catalog
+            .consumed
+            .iter()
+            .chain(&catalog.passthrough)
+            .map(|o| o.root.pos.file)
+            .chain(catalog.inference_services.iter().map(|i| i.pos.file))
+            .collect();
+        let files_of = traced.iter().map(|(id, _, f)| (id.clone(), *f)).collect();
+        let fingerprints = traced.into_iter().map(|(id, fp, _)| (id, fp)).collect();
+        (
+            fingerprints,
+            reuse::Inputs::new(&sources, files_of, &object_files),
+        )
     } else {
-        BTreeMap::new()
+        (BTreeMap::new(), reuse::Inputs::default())
     };
     // The consumed objects' trees are needed only to be written again: without --keep-ome
     // they go now, before the output takes their place in memory (freed on every thread:
@@ -388,6 +427,7 @@ fn admit(catalogued: Catalogued, options: &Options) -> Admitted {
         diags,
         input_kinds,
         inputs,
+        reuse_inputs,
         inference_services,
     }
 }
@@ -399,6 +439,10 @@ struct Output {
     objects: Vec<Rendered>,
     diags: Vec<Diagnostic>,
     resolved: Vec<ResolvedIsvc>,
+    /// With `Options::trace`: what each InferenceService's objects were rendered from.
+    records: Vec<(ObjectId, reuse::Record)>,
+    /// How many InferenceServices took the base's objects.
+    reused: usize,
     /// The output limit was passed: nothing is rendered, `diags` holds its error alone.
     stopped: bool,
 }
@@ -411,6 +455,15 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
     let catalog = &admitted.catalog;
     let resolver = Resolver::new(catalog, inherited);
     let settings = &admitted.settings;
+    let reuse = options.trace.then_some(Reusing {
+        base: options
+            .reuse
+            .as_deref()
+            .filter(|r| r.applies(settings, &admitted.reuse_inputs)),
+        inputs: &admitted.reuse_inputs,
+        fingerprints: &admitted.inputs,
+        reused: AtomicUsize::new(0),
+    });
     let mut out = Output::default();
     let total = admitted.inference_services.len();
     let input_bytes = admitted.sources.input_bytes();
@@ -433,7 +486,17 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
         done += slice.len();
         let rendered: Vec<_> = slice
             .into_par_iter()
-            .map(|isvc| render_one(isvc, catalog, &resolver, settings, options, &budget))
+            .map(|isvc| {
+                render_one(
+                    isvc,
+                    catalog,
+                    &resolver,
+                    settings,
+                    options,
+                    &budget,
+                    reuse.as_ref(),
+                )
+            })
             .collect();
         let objects = &mut out.objects;
         let needed = objects.len() + rendered.iter().map(|(o, ..)| o.len()).sum::<usize>();
@@ -444,8 +507,17 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
             let expected = estimate(needed, done, total).saturating_add(passing_through);
             objects.reserve_exact(grown(objects.capacity(), expected) - objects.len());
         }
-        for (o, d, summary, chose) in rendered {
+        for (o, d, summary, chose, record) in rendered {
+            let start = out.objects.len();
             out.objects.extend(o);
+            if let (Some((key, diags)), Some(s)) = (record, &summary) {
+                let record = reuse::Record {
+                    key,
+                    objects: start..out.objects.len(),
+                    diags,
+                };
+                out.records.push((s.isvc.clone(), record));
+            }
             out.diags.extend(d);
             out.resolved.extend(summary);
             if let Some((key, spec)) = chose {
@@ -468,6 +540,7 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
         };
     }
     out.objects.reserve_exact(passing_through);
+    out.reused = reuse.map_or(0, |r| r.reused.into_inner());
     out
 }
 
@@ -479,7 +552,18 @@ type RenderedIsvc<'a> = (
     Vec<Diagnostic>,
     Option<ResolvedIsvc>,
     Option<(crate::k8s::id::ObjectId, &'a crate::yaml::Node)>,
+    Option<(reuse::Key, Vec<Diagnostic>)>,
 );
+
+/// With `Options::trace`: this side's inputs as reuse compares them, and the base's objects
+/// when the head may reuse them.
+struct Reusing<'r> {
+    base: Option<&'r reuse::Reuse>,
+    inputs: &'r reuse::Inputs,
+    fingerprints: &'r BTreeMap<ObjectId, u64>,
+    /// How many InferenceServices took the base's objects.
+    reused: AtomicUsize,
+}
 
 /// One InferenceService through admit, select and render. OME's admission of the
 /// InferenceService as written: when it rejects it, the model and runtime are still
@@ -493,30 +577,50 @@ fn render_one<'a>(
     settings: &Settings,
     options: &Options,
     budget: &output_limit::OutputBudget,
+    reusing: Option<&Reusing<'_>>,
 ) -> RenderedIsvc<'a> {
     let mut d = std::mem::take(&mut isvc.admission);
     let admitted = !d.iter().any(Diagnostic::is_error);
     let Some(resolution) = resolve(&isvc, catalog, resolver, &mut d) else {
-        return (Vec::new(), d, None, None);
+        return (Vec::new(), d, None, None, None);
     };
     let chose = Some(chosen(&resolution, &isvc));
     if !admitted || budget.passed() {
-        return (Vec::new(), d, None, chose);
-    }
-    let mut objects = render::render_inference_service(&isvc, &resolution, settings, &mut d);
-    if let Some(normalise) = &options.normalise {
-        objects.iter_mut().for_each(|o| normalise.apply(o));
-    }
-    if let Some(format) = options.serialise {
-        for o in &mut objects {
-            // The tree is at hand only now: the check points into the input.
-            let tree = emit::serialise(o, format);
-            if !options.no_flux_check {
-                d.extend(emit::checks::flux_substitution(o, tree.as_ref()));
-            }
-        }
+        return (Vec::new(), d, None, chose, None);
     }
     let summary = options.trace.then(|| resolution.summary(&isvc));
+    let key = reusing.zip(summary.as_ref()).and_then(|(r, s)| {
+        r.inputs
+            .key(&resolution, s, isvc.pos, r.fingerprints)
+            .map(|k| (r, s, k))
+    });
+    let reused = key
+        .as_ref()
+        .and_then(|(r, s, k)| r.base.and_then(|base| base.lookup(&s.isvc, k, r.inputs)));
+    let rendered_from = d.len();
+    let mut objects = if let Some((objects, diags)) = reused {
+        if let Some(r) = reusing {
+            r.reused.fetch_add(1, Ordering::Relaxed);
+        }
+        d.extend(diags);
+        objects
+    } else {
+        let mut objects = render::render_inference_service(&isvc, &resolution, settings, &mut d);
+        if let Some(normalise) = &options.normalise {
+            objects.iter_mut().for_each(|o| normalise.apply(o));
+        }
+        if let Some(format) = options.serialise {
+            for o in &mut objects {
+                // The tree is at hand only now: the check points into the input.
+                let tree = emit::serialise(o, format);
+                if !options.no_flux_check {
+                    d.extend(emit::checks::flux_substitution(o, tree.as_ref()));
+                }
+            }
+        }
+        objects
+    };
+    let record = key.map(|(_, _, k)| (k, d[rendered_from..].to_vec()));
     // The serialised bytes (a run that keeps the trees, only tests, counts none).
     let bytes = objects
         .iter()
@@ -528,7 +632,7 @@ fn render_one<'a>(
     if !budget.spend(bytes) {
         objects = Vec::new();
     }
-    (objects, d, summary, chose)
+    (objects, d, summary, chose, record)
 }
 
 /// Adds the passed-through objects (and with `--keep-ome` the consumed ones) after the
@@ -696,5 +800,6 @@ fn chosen<'a>(
 }
 
 mod output_limit;
+pub(crate) mod reuse;
 #[cfg(test)]
 mod tests;

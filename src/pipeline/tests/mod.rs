@@ -8,4 +8,5 @@ mod pods;
 mod properties;
 mod render;
 mod resolve;
+mod reuse;
 mod traffic;

@@ -764,3 +764,25 @@ fn pin_plans() {
         "action refused: InferenceService llama-demo/llama-3-2-3b-instruct is not a managed pin (spec.runtime.autoSync: false without spec.runtime.revision)"
     );
 }
+
+/// The drifted pin's inputs (`reuse.rs`): the runtime at 0.85, its revision at 0.9, the
+/// InferenceService and the model.
+pub(super) fn pinned_inputs() -> [String; 4] {
+    [
+        runtime("0.85"),
+        revision(
+            R590,
+            "ServingRuntime",
+            "llama-demo",
+            "0.9",
+            "sglang-llama-3-2-3b",
+        ),
+        isvc(MANAGED, "", true),
+        MODEL.to_string(),
+    ]
+}
+
+/// The lock that pins it to the revision at 0.9.
+pub(super) fn pinned_lock() -> String {
+    lock(R590, &sha("0.9"), None)
+}
