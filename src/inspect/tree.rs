@@ -12,6 +12,7 @@
 use crate::catalog::Catalog;
 use crate::drawing::{Graph, Line, Shape};
 use crate::inherit::{self, Issue, Walk};
+use crate::k8s::id::ObjectId;
 use crate::model::{InferenceService, Runtime, Scope};
 use crate::revision::kind_name;
 use crate::select::auto::validate_model;
@@ -21,47 +22,47 @@ use crate::select::resolve::{Resolver, named_runtime};
 use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Value};
 
-/// A runtime's identity: kind, namespace (ServingRuntimes) and name.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Identity {
-    pub(crate) scope: Scope,
-    pub(crate) namespace: Option<String>,
-    pub(crate) name: String,
+/// A runtime's identity: the one `ObjectId`, with no namespace for a ClusterServingRuntime.
+fn runtime_id(r: &Runtime) -> ObjectId {
+    ObjectId::of_kind(
+        kind_name(r.scope),
+        r.namespace.as_deref().unwrap_or(""),
+        &r.name,
+    )
+    .to_owned()
 }
 
-impl Identity {
-    fn of(r: &Runtime) -> Identity {
-        Identity {
-            scope: r.scope,
-            namespace: r.namespace.clone(),
-            name: r.name.clone(),
-        }
-    }
-
+/// How the tree shows a runtime's identity.
+trait Shown {
     /// `Kind/name`, or `Kind/namespace/name` unless the context is that namespace.
+    fn show(&self, context: Option<&str>) -> String;
+    fn json(&self) -> Node;
+    /// kubectl ome's path order: ClusterServingRuntimes first, then namespace, name.
+    fn rank(&self) -> (u8, &str, &str);
+}
+
+impl Shown for ObjectId {
     fn show(&self, context: Option<&str>) -> String {
-        match (&self.namespace, self.scope) {
-            (Some(ns), Scope::Namespaced) if Some(ns.as_str()) != context => {
-                format!("{}/{ns}/{}", kind_name(self.scope), self.name)
-            }
-            _ => format!("{}/{}", kind_name(self.scope), self.name),
+        if self.namespace.is_empty() || Some(self.namespace.as_str()) == context {
+            format!("{}/{}", self.kind, self.name)
+        } else {
+            self.to_string()
         }
     }
 
     fn json(&self) -> Node {
-        let mut m = crate::map! { "kind" => Node::str(kind_name(self.scope)) };
-        if let Some(ns) = &self.namespace {
-            m.insert("namespace", Node::str(ns.clone()));
+        let mut m = crate::map! { "kind" => Node::str(self.kind.clone()) };
+        if !self.namespace.is_empty() {
+            m.insert("namespace", Node::str(self.namespace.clone()));
         }
         m.insert("name", Node::str(self.name.clone()));
         Node::map(m)
     }
 
-    /// kubectl ome's path order: ClusterServingRuntimes first, then namespace, name.
     fn rank(&self) -> (u8, &str, &str) {
         (
-            u8::from(self.scope == Scope::Namespaced),
-            self.namespace.as_deref().unwrap_or(""),
+            u8::from(self.kind == kind_name(Scope::Namespaced)),
+            &self.namespace,
             &self.name,
         )
     }
@@ -103,18 +104,18 @@ impl Dependent {
 #[derive(Clone, Debug)]
 pub(crate) struct PathIssue {
     pub(crate) code: Issue,
-    pub(crate) subject: Identity,
+    pub(crate) subject: ObjectId,
     pub(crate) parent: String,
     /// The subject first, toward its ancestors.
-    pub(crate) path: Vec<Identity>,
+    pub(crate) path: Vec<ObjectId>,
 }
 
 /// One head: its runtimes from the root (or the error boundary) down, and its users.
 #[derive(Clone, Debug)]
 pub(crate) struct HeadPath {
-    pub(crate) head: Identity,
+    pub(crate) head: ObjectId,
     /// `(runtime, its declared parent, the parent found)`, root first.
-    pub(crate) runtimes: Vec<(Identity, Option<String>, Option<Identity>)>,
+    pub(crate) runtimes: Vec<(ObjectId, Option<String>, Option<ObjectId>)>,
     pub(crate) dependents: Vec<Dependent>,
     pub(crate) issue: Option<PathIssue>,
 }
@@ -129,7 +130,7 @@ pub(crate) struct Context {
 /// What the target is.
 #[derive(Clone, Debug)]
 pub(crate) enum Target {
-    Runtime(Identity),
+    Runtime(ObjectId),
     InferenceService { namespace: String, name: String },
 }
 
@@ -262,27 +263,27 @@ fn head_path(catalog: &Catalog, walk: &Walk<'_>) -> HeadPath {
         let resolved = i
             .checked_add(1)
             .and_then(|p| walk.chain.get(p))
-            .map(|p| Identity::of(p));
-        runtimes.push((Identity::of(r), r.inherit_from.clone(), resolved));
+            .map(|p| runtime_id(p));
+        runtimes.push((runtime_id(r), r.inherit_from.clone(), resolved));
     }
     // The issue path starts at the head and walks toward its ancestors; a cycle ends on the
     // runtime it closes on.
     let issue = walk.issue.as_ref().map(|(code, parent)| {
-        let mut path: Vec<Identity> = walk.chain.iter().map(|r| Identity::of(r)).collect();
+        let mut path: Vec<ObjectId> = walk.chain.iter().map(|r| runtime_id(r)).collect();
         if *code == Issue::CycleDetected
             && let Some(p) = inherit::parent(catalog, leaf, parent)
         {
-            path.push(Identity::of(p));
+            path.push(runtime_id(p));
         }
         PathIssue {
             code: *code,
-            subject: Identity::of(leaf),
+            subject: runtime_id(leaf),
             parent: parent.clone(),
             path,
         }
     });
     HeadPath {
-        head: Identity::of(leaf),
+        head: runtime_id(leaf),
         runtimes,
         dependents: Vec::new(),
         issue,
@@ -295,7 +296,7 @@ pub(crate) fn runtime_tree<'a>(
     resolver: &Resolver<'a>,
     target: &'a Runtime,
 ) -> Report {
-    let target_id = Identity::of(target);
+    let target_id = runtime_id(target);
     let in_scope = |ns: &str| match target.scope {
         Scope::Cluster => true,
         Scope::Namespaced => target.namespace.as_deref() == Some(ns),
@@ -315,7 +316,7 @@ pub(crate) fn runtime_tree<'a>(
             let walk = inherit::walk(catalog, r);
             walk.chain
                 .iter()
-                .any(|c| Identity::of(c) == target_id)
+                .any(|c| runtime_id(c) == target_id)
                 .then(|| head_path(catalog, &walk))
         })
         .collect();
@@ -341,7 +342,7 @@ pub(crate) fn runtime_tree<'a>(
             });
             continue;
         };
-        let id = Identity::of(runtime);
+        let id = runtime_id(runtime);
         if let Some(head) = heads.iter_mut().find(|h| h.head == id) {
             head.dependents.push(Dependent {
                 namespace: isvc.lookup_namespace.clone(),
@@ -413,10 +414,7 @@ fn contexts(heads: Vec<HeadPath>) -> Vec<Context> {
     for mut h in heads {
         h.dependents
             .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        let ns = match h.head.scope {
-            Scope::Cluster => None,
-            Scope::Namespaced => h.head.namespace.clone(),
-        };
+        let ns = Some(h.head.namespace.clone()).filter(|ns| !ns.is_empty());
         match out.iter_mut().find(|c| c.namespace == ns) {
             Some(c) => c.paths.push(h),
             None => out.push(Context {
@@ -662,7 +660,7 @@ pub(crate) fn render_json(report: &Report, show_unattributed: bool) -> String {
                                 "code" => Node::str(i.code.as_str()),
                                 "subject" => i.subject.json(),
                                 "parentName" => Node::str(i.parent.clone()),
-                                "path" => Node::seq(i.path.iter().map(Identity::json).collect()),
+                                "path" => Node::seq(i.path.iter().map(Shown::json).collect()),
                             }),
                         );
                     }
