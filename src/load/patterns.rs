@@ -22,6 +22,9 @@ struct Pattern {
     dir_only: bool,
     /// Written with a `/` before its end: matched against paths from the directory given.
     anchored: bool,
+    /// Written with a leading `/` (dropped from `glob`): an absolute full path, as shown,
+    /// matches it too.
+    rooted: bool,
     glob: GlobMatcher,
     /// Whether it matched a walked file of any path.
     matched: AtomicBool,
@@ -57,6 +60,7 @@ impl Patterns {
                     text: text.clone(),
                     dir_only,
                     anchored,
+                    rooted: trimmed.starts_with('/'),
                     glob,
                     matched: AtomicBool::new(false),
                 })
@@ -107,6 +111,12 @@ impl Pattern {
                     return true;
                 }
             }
+            // The glob has no leading `/`: an absolute full path is matched without its own.
+            let full = if self.rooted {
+                full.strip_prefix("/").unwrap_or(full)
+            } else {
+                full
+            };
             !self.dir_only && self.glob.is_match(full)
         } else {
             segments[..upto]
@@ -150,6 +160,18 @@ mod tests {
         assert!(hit("**/c.yaml", "c.yaml"));
         // The full path as shown still matches an anchored pattern.
         assert!(hit("root/sub/*.yaml", "sub/x.yaml"));
+    }
+
+    /// A diagnostic shows a file of an absolute path as `/abs/dir/sub/x.yaml`; that text,
+    /// given to `--exclude`, excludes the file (`..` in it kept as shown).
+    #[test]
+    fn an_absolute_full_path_as_shown_matches() {
+        let p = Patterns::new(&["/abs/../dir/sub/x.yaml".to_string()], "--exclude").unwrap();
+        assert!(p.matches(Path::new("sub/x.yaml"), Path::new("/abs/../dir/sub/x.yaml")));
+        assert!(!p.matches(Path::new("sub/y.yaml"), Path::new("/abs/../dir/sub/y.yaml")));
+        // A rooted pattern is still anchored at the directory given, not at `/`.
+        let p = Patterns::new(&["/x.yaml".to_string()], "--exclude").unwrap();
+        assert!(!p.matches(Path::new("sub/x.yaml"), Path::new("/x.yaml/sub/x.yaml")));
     }
 
     #[test]
