@@ -241,17 +241,7 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
         return stopped(sources, settings, diags, laps);
     }
     pass_through(&mut rendered.objects, &mut admitted.catalog, options);
-    if options.exit_after {
-        // The runtimes' views and what they inherit are most of what is left of the catalog.
-        let catalog = &mut admitted.catalog;
-        let runtimes = (
-            std::mem::take(&mut catalog.runtimes),
-            std::mem::take(&mut catalog.cluster_runtimes),
-        );
-        leave_to_exit((runtimes, inherited));
-    } else {
-        drop(inherited);
-    }
+    release(&mut admitted.catalog, inherited, options.exit_after);
     laps.lap("resolve and render");
     let Admitted {
         sources,
@@ -300,6 +290,18 @@ fn run_loaded(loaded: load::Loaded, options: &Options, clock: Instant) -> Render
             inputs: reuse_inputs,
         },
         reused,
+    }
+}
+
+/// The runtimes' views and what they inherit, most of what is left of the catalog once
+/// rendered: left to the process's end when it exits after this run, else freed.
+fn release(catalog: &mut Catalog, inherited: Inherited, exit_after: bool) {
+    if exit_after {
+        let runtimes = (
+            std::mem::take(&mut catalog.runtimes),
+            std::mem::take(&mut catalog.cluster_runtimes),
+        );
+        leave_to_exit((runtimes, inherited));
     }
 }
 
@@ -447,6 +449,30 @@ struct Output {
     stopped: bool,
 }
 
+impl Output {
+    /// A slice's renders, in order: their objects, diagnostics and resolutions, what the
+    /// head of a `diff` may reuse, and each runtime's choice for the output limit's error.
+    fn add(&mut self, rendered: Vec<RenderedIsvc<'_>>, choices: &mut output_limit::Choices) {
+        for (o, d, summary, chose, record) in rendered {
+            let start = self.objects.len();
+            self.objects.extend(o);
+            if let (Some((key, diags)), Some(s)) = (record, &summary) {
+                let record = reuse::Record {
+                    key,
+                    objects: start..self.objects.len(),
+                    diags,
+                };
+                self.records.push((s.isvc.clone(), record));
+            }
+            self.diags.extend(d);
+            self.resolved.extend(summary);
+            if let Some((key, spec)) = chose {
+                choices.add(key, spec);
+            }
+        }
+    }
+}
+
 /// The select and render steps over every InferenceService, in parallel, a slice at a time:
 /// each slice's objects are moved into one list before the next is rendered, since the
 /// objects of every InferenceService, held apart until all are rendered, would sit beside
@@ -507,23 +533,7 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
             let expected = estimate(needed, done, total).saturating_add(passing_through);
             objects.reserve_exact(grown(objects.capacity(), expected) - objects.len());
         }
-        for (o, d, summary, chose, record) in rendered {
-            let start = out.objects.len();
-            out.objects.extend(o);
-            if let (Some((key, diags)), Some(s)) = (record, &summary) {
-                let record = reuse::Record {
-                    key,
-                    objects: start..out.objects.len(),
-                    diags,
-                };
-                out.records.push((s.isvc.clone(), record));
-            }
-            out.diags.extend(d);
-            out.resolved.extend(summary);
-            if let Some((key, spec)) = chose {
-                choices.add(key, spec);
-            }
-        }
+        out.add(rendered, &mut choices);
         if budget.passed() {
             // Freed now: what follows only resolves.
             out.objects = Vec::new();
