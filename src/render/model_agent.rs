@@ -75,16 +75,7 @@ pub(crate) fn model_diagnostic(model: &BaseModel, settings: &Settings) -> Option
         )
         .help("store the model on hf://, oci:// or a PVC (pvc://), or put it on the nodes and label them yourself"),
     };
-    let pos = if model.storage.storage_uri_pos.is_none() {
-        model.pos
-    } else {
-        model.storage.storage_uri_pos
-    };
-    Some(
-        d.at(pos)
-            .object(model.object.clone())
-            .field("spec.storage.storageUri"),
-    )
+    Some(at_storage_uri(d, model))
 }
 
 /// The diagnostic about a model mounted as an overlay that only the model agent puts on the
@@ -127,16 +118,19 @@ pub(crate) fn overlay_diagnostic(model: &BaseModel, settings: &Settings) -> Opti
         )
         .help("store the overlay on hf://, oci:// or a PVC (pvc://)"),
     };
+    Some(at_storage_uri(d, model))
+}
+
+/// `d` pointed at the model's `spec.storage.storageUri` (the model, when it has none).
+fn at_storage_uri(d: Diagnostic, model: &BaseModel) -> Diagnostic {
     let pos = if model.storage.storage_uri_pos.is_none() {
         model.pos
     } else {
         model.storage.storage_uri_pos
     };
-    Some(
-        d.at(pos)
-            .object(model.object.clone())
-            .field("spec.storage.storageUri"),
-    )
+    d.at(pos)
+        .object(model.object.clone())
+        .field("spec.storage.storageUri")
 }
 
 /// Keeps the first of the model agent's diagnostics that are the same (one per model).
