@@ -79,7 +79,7 @@ fn csr(name: &str) -> ObjectId {
 }
 
 /// A ClusterServingRuntime for the `llama` format, auto-selectable with `priority`.
-fn runtime(name: &str, image: &str, priority: u32) -> String {
+pub(super) fn runtime(name: &str, image: &str, priority: u32) -> String {
     format!(
         r#"apiVersion: ome.io/v1beta1
 kind: ClusterServingRuntime
@@ -95,7 +95,8 @@ spec:
     )
 }
 
-fn model(name: &str, path: &str) -> String {
+/// A ClusterBaseModel of the `llama` format stored at `hf://acme/<name>` on the node's `path`.
+pub(super) fn model(name: &str, path: &str) -> String {
     format!(
         r#"apiVersion: ome.io/v1beta1
 kind: ClusterBaseModel

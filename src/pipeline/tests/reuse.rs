@@ -3,6 +3,7 @@
 //! report, the same diagnostics on each side, the same objects byte for byte — and the
 //! InferenceServices nothing reaches are reused.
 
+use super::diff::{model, runtime};
 use crate::diagnostics::Diagnostic;
 use crate::diff::normalise::Normalise;
 use crate::diff::{self, Report, Side};
@@ -94,39 +95,6 @@ fn both_ways(base: &[(&str, &str)], head: &[(&str, &str)]) -> (Report, usize) {
 }
 
 const SETTINGS: &str = "terminationGracePeriodSeconds: 30\n";
-
-fn runtime(name: &str, image: &str, priority: u32) -> String {
-    format!(
-        r#"apiVersion: ome.io/v1beta1
-kind: ClusterServingRuntime
-metadata:
-  name: {name}
-spec:
-  supportedModelFormats:
-    - {{modelFormat: {{name: llama, version: "1.0.0"}}, modelFramework: {{name: transformers, version: "4.0.0"}}, modelArchitecture: llama, autoSelect: true, priority: {priority}}}
-  engineConfig:
-    runner: {{name: ome-container, image: {image}, args: [--port=8080], ports: [{{containerPort: 8080, name: http}}]}}
----
-"#
-    )
-}
-
-fn model(name: &str, path: &str) -> String {
-    format!(
-        r#"apiVersion: ome.io/v1beta1
-kind: ClusterBaseModel
-metadata:
-  name: {name}
-spec:
-  modelFormat: {{name: llama, version: "1.0.0"}}
-  modelFramework: {{name: transformers, version: "4.0.0"}}
-  modelArchitecture: llama
-  modelParameterSize: 7B
-  storage: {{storageUri: "hf://acme/{name}", path: {path}}}
----
-"#
-    )
-}
 
 /// An InferenceService of `model`, naming `runtime` unless it is empty (then auto-selected).
 fn isvc(name: &str, model: &str, runtime: &str) -> String {
