@@ -11,6 +11,7 @@
 use crate::diagnostics::report::{ErrorFormat, Item, at_most, render};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::emit::Format;
+use crate::k8s::id::ObjectId;
 use crate::load::Limits;
 use crate::merge::args::{apply_parallelism, merge_args};
 use crate::model::runtime::SizeRange;
@@ -261,6 +262,7 @@ pub fn diagnostics(text: &str, positions: &[(u32, u32)], message: &str) {
                     kind: message.into(),
                     namespace: message.into(),
                     name: message.into(),
+                    group: message.into(),
                 }),
                 2 => Diagnostic::error(Code::Limit, message),
                 _ => d,

@@ -4,10 +4,8 @@
 
 use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
 use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
-use crate::diagnostics::{Code, Diagnostic};
-use crate::inspect::effective::{for_isvc, for_runtime, pin_of, render};
-use crate::model::Scope;
-use crate::select::resolve::{Resolver, resolve};
+use crate::inspect::effective::{named, of_isvc, render};
+use crate::inspect::tree::runtime_kind;
 use std::io::Write;
 
 pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
@@ -35,71 +33,18 @@ pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
     // A broken chain elsewhere doesn't stop this view; the target's own chain does, below.
     let (inherited, _) = crate::inherit::resolve_all(&catalog);
     let effective = if let Some(name) = &args.runtime {
-        let ns = &opts.namespace;
-        let found = match args.kind.as_deref() {
-            None => catalog
-                .runtime(Scope::Cluster, ns, name)
-                .or_else(|| catalog.runtime(Scope::Namespaced, ns, name)),
-            Some("ClusterServingRuntime") => catalog.runtime(Scope::Cluster, ns, name),
-            Some("ServingRuntime") => catalog.runtime(Scope::Namespaced, ns, name),
-            Some(other) => {
-                return fatal(&format!(
-                    "unsupported runtime kind \"{other}\" (supported: ServingRuntime, ClusterServingRuntime)"
-                ));
-            }
+        let kind = match runtime_kind(args.kind.as_deref()) {
+            Ok(kind) => kind,
+            Err(message) => return fatal(&message),
         };
-        let Some(runtime) = found else {
-            let scope = match args.kind.as_deref() {
-                Some("ClusterServingRuntime") => Some(Scope::Cluster),
-                Some("ServingRuntime") => Some(Scope::Namespaced),
-                _ => None,
-            };
-            diags.push(
-                Diagnostic::error(
-                    Code::RuntimeNotFound,
-                    format!("runtime {name} not found in namespace {ns} or at cluster scope"),
-                )
-                .help(
-                    crate::diagnostics::suggest::did_you_mean(
-                        name,
-                        catalog.runtime_names(scope, ns),
-                    )
-                    .unwrap_or_else(|| {
-                        "add the runtime's file to the paths, or give its namespace with -n"
-                            .to_string()
-                    }),
-                ),
-            );
-            report(&mut diags, &sources, global, Outcome::Checks, false);
-            return ExitStatus::InputErrors;
-        };
-        match for_runtime(&catalog, &inherited, runtime, ns) {
-            Ok(e) => e,
-            Err(message) => {
-                diags.push(
-                    Diagnostic::error(Code::InvalidField, message)
-                        .at(runtime.pos)
-                        .object(runtime.object.clone())
-                        .field("metadata.annotations.ome.io/inherit-from"),
-                );
-                report(&mut diags, &sources, global, Outcome::Checks, false);
-                return ExitStatus::InputErrors;
-            }
-        }
+        named(&catalog, &inherited, name, kind, &opts.namespace).map_err(|d| diags.push(d))
     } else {
         let target = args.isvc.as_deref().unwrap_or_default();
-        let found = catalog.inference_service_named(target, &opts.namespace);
-        let Ok(isvc) = found.map_err(|d| diags.push(d)) else {
-            report(&mut diags, &sources, global, Outcome::Checks, false);
-            return ExitStatus::InputErrors;
-        };
-        let resolver = Resolver::new(&catalog, &inherited);
-        let Some(resolution) = resolve(isvc, &catalog, &resolver, &mut diags) else {
-            report(&mut diags, &sources, global, Outcome::Checks, false);
-            return ExitStatus::InputErrors;
-        };
-        let pin = pin_of(isvc, &catalog, &inherited);
-        for_isvc(&catalog, isvc, &resolution, pin)
+        of_isvc(&catalog, &inherited, target, &opts.namespace, &mut diags).ok_or(())
+    };
+    let Ok(effective) = effective else {
+        report(&mut diags, &sources, global, Outcome::Checks, false);
+        return ExitStatus::InputErrors;
     };
     if report(&mut diags, &sources, global, Outcome::Checks, false) {
         return ExitStatus::InputErrors;

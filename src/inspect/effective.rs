@@ -8,12 +8,13 @@
 //! position in any input; values an `acceleratorConfig` entry writes point at that entry.
 
 use crate::catalog::Catalog;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::inherit::{self, Inherited};
 use crate::merge::args::{apply_parallelism, merge_args};
 use crate::model::{InferenceService, Role, Runtime, RuntimeSpec, Scope};
 use crate::revision::gojson::canonical;
 use crate::revision::{self, Revision, kind_name};
-use crate::select::resolve::{Accelerator, Resolution, named_runtime};
+use crate::select::resolve::{Accelerator, Resolution, Resolver, named_runtime, resolve};
 use crate::yaml::emit::inline_scalar;
 use crate::yaml::{Map, Node, Pos, Value};
 use std::collections::HashMap;
@@ -115,7 +116,7 @@ fn from_runtime(
 
 /// The effective spec of a runtime named directly (`--runtime`), as an InferenceService of
 /// `namespace` naming it would use it.
-pub(crate) fn for_runtime(
+fn for_runtime(
     catalog: &Catalog,
     inherited: &Inherited,
     runtime: &Runtime,
@@ -133,8 +134,64 @@ pub(crate) fn for_runtime(
     Ok(e)
 }
 
+/// The effective spec of the runtime `--runtime NAME` names (of `kind` when given, else the
+/// ClusterServingRuntime before the ServingRuntime of `namespace`), or the error saying there
+/// is no such runtime (with a close name) or that its inheritance chain is broken.
+pub(crate) fn named(
+    catalog: &Catalog,
+    inherited: &Inherited,
+    name: &str,
+    kind: Option<Scope>,
+    namespace: &str,
+) -> Result<Effective, Diagnostic> {
+    let found = match kind {
+        None => catalog
+            .runtime(Scope::Cluster, namespace, name)
+            .or_else(|| catalog.runtime(Scope::Namespaced, namespace, name)),
+        Some(scope) => catalog.runtime(scope, namespace, name),
+    };
+    let Some(runtime) = found else {
+        return Err(Diagnostic::error(
+            Code::RuntimeNotFound,
+            format!("runtime {name} not found in namespace {namespace} or at cluster scope"),
+        )
+        .help(
+            crate::diagnostics::suggest::did_you_mean(name, catalog.runtime_names(kind, namespace))
+                .unwrap_or_else(|| {
+                    "add the runtime's file to the paths, or give its namespace with -n".to_string()
+                }),
+        ));
+    };
+    for_runtime(catalog, inherited, runtime, namespace).map_err(|message| {
+        Diagnostic::error(Code::InvalidField, message)
+            .at(runtime.pos)
+            .object(runtime.object.clone())
+            .field("metadata.annotations.ome.io/inherit-from")
+    })
+}
+
+/// The effective spec the InferenceService `target` is rendered from (`--isvc`), or `None`
+/// when there is no such InferenceService or it does not resolve; the reasons, and
+/// rendering's warnings, go to `diags`.
+pub(crate) fn of_isvc(
+    catalog: &Catalog,
+    inherited: &Inherited,
+    target: &str,
+    namespace: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Effective> {
+    let isvc = catalog
+        .inference_service_named(target, namespace)
+        .map_err(|d| diags.push(d))
+        .ok()?;
+    let resolver = Resolver::new(catalog, inherited);
+    let resolution = resolve(isvc, catalog, &resolver, diags)?;
+    let pin = pin_of(isvc, catalog, inherited);
+    Some(for_isvc(catalog, isvc, &resolution, pin))
+}
+
 /// The effective spec `isvc` is rendered from, given its resolution.
-pub(crate) fn for_isvc(
+fn for_isvc(
     catalog: &Catalog,
     isvc: &InferenceService,
     resolution: &Resolution<'_>,
@@ -235,7 +292,7 @@ pub(crate) fn for_isvc(
 
 /// How `isvc` is pinned: the revision it renders from (if it renders from one) and a
 /// description of the pin (if it is pinned).
-pub(crate) fn pin_of<'a>(
+fn pin_of<'a>(
     isvc: &InferenceService,
     catalog: &'a Catalog,
     inherited: &Inherited,
@@ -525,5 +582,41 @@ spec:
             line("--disaggregation-mode").ends_with("# preset sglang-pd"),
             "{text}"
         );
+    }
+
+    /// `--runtime` with a misspelt name, or with `--kind` of the other scope: not found, with
+    /// the close name of that scope when there is one.
+    #[test]
+    fn a_named_runtime_that_is_not_there() {
+        let yaml = r"apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: vllm-base}
+spec: {}
+";
+        let loaded = crate::load::from_texts(&[("in.yaml", yaml)], &crate::load::Limits::default());
+        let (catalog, _) = crate::catalog::build(loaded.objects, "default", "ome", false);
+        let (inherited, _) = crate::inherit::resolve_all(&catalog);
+        let d = named(&catalog, &inherited, "vllm-bsae", None, "team-a").expect_err("misspelt");
+        assert_eq!(d.code, Code::RuntimeNotFound);
+        assert_eq!(
+            d.message,
+            "runtime vllm-bsae not found in namespace team-a or at cluster scope"
+        );
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains("vllm-base")),
+            "{d:?}"
+        );
+        let other = named(
+            &catalog,
+            &inherited,
+            "vllm-base",
+            Some(Scope::Namespaced),
+            "team-a",
+        );
+        assert_eq!(
+            other.expect_err("a ServingRuntime").code,
+            Code::RuntimeNotFound
+        );
+        assert!(named(&catalog, &inherited, "vllm-base", None, "team-a").is_ok());
     }
 }

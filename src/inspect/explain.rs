@@ -7,8 +7,10 @@
 //! then the others, ServingRuntimes before ClusterServingRuntimes, each by name. A row's
 //! reason is the first check the runtime failed, in the order OME checks.
 
+use crate::catalog::Catalog;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::model::{BaseModel, Scope};
-use crate::select::auto::{Evaluation, Ranked, RuntimeIndex, evaluate, rank};
+use crate::select::auto::{Evaluation, Ranked, RuntimeIndex, evaluate, rank, validate_model};
 use crate::select::request::Request;
 use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Pos, Value};
@@ -81,6 +83,89 @@ impl<'a> RuntimeIndex<'a> {
         rows.extend(skipped);
         rows
     }
+}
+
+/// What `explain` explains: the model, the request it is weighed for, and the notes printed
+/// on stderr before the rows.
+#[derive(Debug)]
+pub(crate) struct Subject<'a> {
+    pub(crate) model: &'a BaseModel,
+    pub(crate) request: Request,
+    pub(crate) notes: Vec<&'static str>,
+}
+
+/// The subject of `explain --isvc TARGET` (the InferenceService's model and request) or of
+/// `explain --model NAME` (that model, for any InferenceService of `namespace`), or the error
+/// saying why there is none: no such InferenceService, one without `spec.model`, no such
+/// model (with a close name), or a model without a format name.
+pub(crate) fn subject<'a>(
+    catalog: &'a Catalog,
+    isvc: Option<&str>,
+    model: Option<&str>,
+    namespace: &str,
+) -> Result<Subject<'a>, Diagnostic> {
+    let mut notes = Vec::new();
+    let (found, request) = if let Some(target) = isvc {
+        let isvc = catalog.inference_service_named(target, namespace)?;
+        let Some(model_ref) = &isvc.model else {
+            return Err(Diagnostic::error(
+                Code::InvalidInferenceService,
+                format!(
+                    "InferenceService \"{}\" has no spec.model; pass --model instead",
+                    isvc.name
+                ),
+            )
+            .at(isvc.pos)
+            .object(isvc.object.clone()));
+        };
+        if isvc.runtime.is_some() {
+            notes.push(EXPLICIT_RUNTIME_NOTE);
+        }
+        let ns = isvc.lookup_namespace.as_str();
+        (
+            catalog
+                .model(ns, &model_ref.name)
+                .ok_or((model_ref.name.as_str(), ns)),
+            Request::from_inference_service(isvc),
+        )
+    } else {
+        let name = model.unwrap_or_default();
+        (
+            catalog.model(namespace, name).ok_or((name, namespace)),
+            Request::for_namespace(namespace),
+        )
+    };
+    let model = found.map_err(|(name, ns)| {
+        Diagnostic::error(
+            Code::ModelNotFound,
+            format!("no BaseModel \"{name}\" in namespace \"{ns}\" and no ClusterBaseModel \"{name}\" among the inputs"),
+        )
+        .help(
+            crate::diagnostics::suggest::did_you_mean(name, catalog.model_names(ns))
+                .unwrap_or_else(|| "add the model's file to the paths, or fix the name".to_string()),
+        )
+    })?;
+    validate_model(model).map_err(|e| {
+        Diagnostic::error(Code::ModelMetadataMissing, e.to_string())
+            .at(model.pos)
+            .object(model.object.clone())
+            .help(e.help())
+    })?;
+    Ok(Subject {
+        model,
+        request,
+        notes,
+    })
+}
+
+/// The rows explaining `subject`, or `None` when its namespace sees no runtime at all (then
+/// `explain` prints [`NO_RUNTIMES_NOTE`] instead, and succeeds, as OME does).
+pub(crate) fn rows<'a>(
+    index: &RuntimeIndex<'a>,
+    subject: &Subject<'_>,
+) -> Option<Vec<ExplainRow<'a>>> {
+    index.visible(&subject.request.namespace).next()?;
+    Some(index.explain(subject.model, &subject.request))
 }
 
 /// `Namespaced` or `Cluster`, as the SCOPE column spells it.
@@ -275,6 +360,61 @@ mod tests {
     use super::*;
     use crate::select::auto::NO_AUTO_SELECT_ENTRY_REASON;
     use crate::select::testutil::{isvc, model, r10_entry, r10_model, r10_runtimes, runtimes};
+
+    fn catalog(yaml: &str) -> Catalog {
+        let loaded = crate::load::from_texts(&[("in.yaml", yaml)], &crate::load::Limits::default());
+        crate::catalog::build(loaded.objects, "default", "ome", false).0
+    }
+
+    /// `explain --isvc` on an InferenceService that names only its runtime: the error says to
+    /// pass `--model`, at the InferenceService, and there is no subject.
+    #[test]
+    fn subject_of_an_isvc_without_a_model_is_an_error() {
+        let c = catalog(
+            r"apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: chat, namespace: team-a}
+spec:
+  runtime: {name: vllm}
+  engine: {}
+",
+        );
+        let d = subject(&c, Some("team-a/chat"), None, "default").expect_err("no spec.model");
+        assert_eq!(d.code, Code::InvalidInferenceService);
+        assert_eq!(
+            d.message,
+            "InferenceService \"chat\" has no spec.model; pass --model instead"
+        );
+        assert!(d.pos.is_some() && d.object.is_some(), "{d:?}");
+    }
+
+    /// `explain --model` with a misspelt model: the error names the namespace and suggests
+    /// the close name; spelt right, the model is the subject, with no notes.
+    #[test]
+    fn subject_of_a_model_name() {
+        let c = catalog(
+            r"apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-3-8b}
+spec:
+  modelFormat: {name: safetensors}
+",
+        );
+        let d = subject(&c, None, Some("llama-3-8c"), "team-a").expect_err("no such model");
+        assert_eq!(d.code, Code::ModelNotFound);
+        assert_eq!(
+            d.message,
+            "no BaseModel \"llama-3-8c\" in namespace \"team-a\" and no ClusterBaseModel \"llama-3-8c\" among the inputs"
+        );
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains("llama-3-8b")),
+            "{d:?}"
+        );
+        let s = subject(&c, None, Some("llama-3-8b"), "team-a").expect("the model");
+        assert_eq!(s.model.name, "llama-3-8b");
+        assert_eq!(s.request.namespace, "team-a");
+        assert!(s.notes.is_empty());
+    }
 
     /// RUNTIME SCOPE COMPATIBLE PRIORITY WEIGHT REASON, space-separated, as the spec writes them.
     fn summary(rows: &[ExplainRow<'_>]) -> Vec<String> {

@@ -10,6 +10,7 @@
 //! with their revision.
 
 use crate::catalog::Catalog;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::drawing::{Graph, Line, Shape};
 use crate::inherit::{self, Issue, Walk};
 use crate::k8s::id::ObjectId;
@@ -18,7 +19,7 @@ use crate::revision::kind_name;
 use crate::select::auto::validate_model;
 use crate::select::pins::{self, Live};
 use crate::select::request::Request;
-use crate::select::resolve::{Resolver, named_runtime};
+use crate::select::resolve::{Resolver, named_runtime, resolve};
 use crate::yaml::emit::to_json_string;
 use crate::yaml::{Node, Value};
 
@@ -194,7 +195,7 @@ impl std::fmt::Display for TreeError {
 
 /// The runtime `tree NAME` shows: `kind` `None` finds the ClusterServingRuntime or the
 /// ServingRuntime in `namespace`, and fails when both exist.
-pub(crate) fn target<'a>(
+fn target<'a>(
     catalog: &'a Catalog,
     name: &str,
     kind: Option<Scope>,
@@ -214,6 +215,119 @@ pub(crate) fn target<'a>(
         (None, Some(r), None) | (None, None, Some(r)) => Ok(r),
         _ => Err(TreeError::NotFound(name.to_string())),
     }
+}
+
+/// The runtime scope `--kind` names (`None`: either), or the message refusing the kind.
+pub(crate) fn runtime_kind(kind: Option<&str>) -> Result<Option<Scope>, String> {
+    match kind {
+        None => Ok(None),
+        Some("ClusterServingRuntime") => Ok(Some(Scope::Cluster)),
+        Some("ServingRuntime") => Ok(Some(Scope::Namespaced)),
+        Some(other) => Err(format!(
+            "unsupported runtime kind \"{other}\" (supported: ServingRuntime, ClusterServingRuntime)"
+        )),
+    }
+}
+
+/// The root runtimes among the inputs (no `ome.io/inherit-from`), of `kind` when given:
+/// ClusterServingRuntimes by name, then ServingRuntimes by namespace and name.
+pub(crate) fn roots(catalog: &Catalog, kind: Option<Scope>) -> Vec<&Runtime> {
+    let cluster = catalog.cluster_runtimes.values();
+    let namespaced = catalog.runtimes.values();
+    cluster
+        .filter(|_| kind != Some(Scope::Namespaced))
+        .chain(namespaced.filter(|_| kind != Some(Scope::Cluster)))
+        .filter(|r| r.inherit_from.is_none())
+        .collect()
+}
+
+/// Every root runtime's tree (`tree DIR`), or the error saying the inputs of `inputs` (the
+/// path as given) hold no runtime.
+pub(crate) fn root_trees<'a>(
+    catalog: &'a Catalog,
+    resolver: &Resolver<'a>,
+    kind: Option<Scope>,
+    inputs: &std::path::Path,
+) -> Result<Vec<Report>, Diagnostic> {
+    let reports: Vec<Report> = roots(catalog, kind)
+        .into_iter()
+        .map(|root| runtime_tree(catalog, resolver, root))
+        .collect();
+    if reports.is_empty() {
+        return Err(Diagnostic::error(
+            Code::RuntimeNotFound,
+            format!("no runtime among the inputs of {}", inputs.display()),
+        )
+        .help("name the directory that holds ServingRuntimes or ClusterServingRuntimes"));
+    }
+    Ok(reports)
+}
+
+/// The tree of the runtime `tree NAME` names, or the error saying why there is none (with a
+/// close name when no runtime has that name).
+pub(crate) fn named_tree<'a>(
+    catalog: &'a Catalog,
+    resolver: &Resolver<'a>,
+    name: &str,
+    kind: Option<Scope>,
+    namespace: &str,
+) -> Result<Report, Diagnostic> {
+    let e = match target(catalog, name, kind, namespace) {
+        Ok(t) => return Ok(runtime_tree(catalog, resolver, t)),
+        Err(e) => e,
+    };
+    let help = match e {
+        TreeError::NotFound(_) => {
+            "name a runtime among the inputs (and its namespace with -n for a ServingRuntime)"
+        }
+        TreeError::Ambiguous(_) => {
+            "a ServingRuntime of the namespace and a ClusterServingRuntime share the name: say which with --kind"
+        }
+        TreeError::Invalid(..) => {
+            "runtime names are lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
+        }
+    };
+    let close = match e {
+        TreeError::NotFound(_) => {
+            crate::diagnostics::suggest::did_you_mean(name, catalog.runtime_names(kind, namespace))
+        }
+        _ => None,
+    };
+    Err(Diagnostic::error(Code::RuntimeNotFound, e.to_string())
+        .help(close.unwrap_or_else(|| help.to_string())))
+}
+
+/// The tree of the runtime the InferenceService `target` uses (`tree --isvc`), or the errors
+/// saying why there is none: no such InferenceService, else rendering's own errors for it,
+/// else that its runtime can't be resolved.
+pub(crate) fn isvc_target_tree<'a>(
+    catalog: &'a Catalog,
+    resolver: &Resolver<'a>,
+    target: &str,
+    namespace: &str,
+) -> Result<Report, Vec<Diagnostic>> {
+    let isvc = catalog
+        .inference_service_named(target, namespace)
+        .map_err(|d| vec![d])?;
+    if let Some(report) = isvc_tree(catalog, resolver, isvc) {
+        return Ok(report);
+    }
+    // Say why, with the render's own diagnostics.
+    let mut why = Vec::new();
+    resolve(isvc, catalog, resolver, &mut why);
+    why.retain(Diagnostic::is_error);
+    if why.is_empty() {
+        let (ns, name) = (&isvc.lookup_namespace, &isvc.name);
+        why.push(
+            Diagnostic::error(
+                Code::RuntimeNotFound,
+                format!("the runtime of InferenceService {ns}/{name} can't be resolved"),
+            )
+            .at(isvc.pos)
+            .object(isvc.object.clone()),
+        );
+    }
+    Err(why)
 }
 
 /// What an InferenceService resolves to, for attribution.
@@ -291,11 +405,7 @@ fn head_path(catalog: &Catalog, walk: &Walk<'_>) -> HeadPath {
 }
 
 /// The tree of `target`: its heads and their users.
-pub(crate) fn runtime_tree<'a>(
-    catalog: &'a Catalog,
-    resolver: &Resolver<'a>,
-    target: &'a Runtime,
-) -> Report {
+fn runtime_tree<'a>(catalog: &'a Catalog, resolver: &Resolver<'a>, target: &'a Runtime) -> Report {
     let target_id = runtime_id(target);
     let in_scope = |ns: &str| match target.scope {
         Scope::Cluster => true,
@@ -372,7 +482,7 @@ pub(crate) fn runtime_tree<'a>(
 }
 
 /// The path from `isvc` up to its root runtime. `None` when its runtime can't be resolved.
-pub(crate) fn isvc_tree<'a>(
+fn isvc_tree<'a>(
     catalog: &'a Catalog,
     resolver: &Resolver<'a>,
     isvc: &InferenceService,
@@ -749,6 +859,29 @@ mod tests {
         let resolver = Resolver::new(&c, &inherited);
         let t = target(&c, name, kind, namespace).expect("a target");
         render_table(&runtime_tree(&c, &resolver, t), true)
+    }
+
+    /// `tree NAME` with a misspelt name suggests the close one; `tree DIR` over inputs
+    /// without runtimes is an error naming the path.
+    #[test]
+    fn named_and_root_trees_say_why_there_is_none() {
+        let c = catalog(&csr("vllm-base", None));
+        let (inherited, _) = resolve_all(&c);
+        let resolver = Resolver::new(&c, &inherited);
+        let d = named_tree(&c, &resolver, "vllm-bsae", None, "default").expect_err("misspelt");
+        assert_eq!(d.code, Code::RuntimeNotFound);
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains("vllm-base")),
+            "{d:?}"
+        );
+        assert!(named_tree(&c, &resolver, "vllm-base", None, "default").is_ok());
+        let none = root_trees(&c, &resolver, Some(Scope::Namespaced), "dir".as_ref())
+            .expect_err("no ServingRuntime");
+        assert_eq!(none.message, "no runtime among the inputs of dir");
+        assert_eq!(
+            runtime_kind(Some("Runtime")).unwrap_err(),
+            "unsupported runtime kind \"Runtime\" (supported: ServingRuntime, ClusterServingRuntime)"
+        );
     }
 
     fn csr(name: &str, parent: Option<&str>) -> String {
