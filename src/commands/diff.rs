@@ -11,9 +11,9 @@ use super::{ExitStatus, Outcome, color_on, fatal, options, read_stdin, report_to
 use crate::cli::{DiffArgs, DiffFormat, ErrorFormatArg, GlobalArgs};
 use crate::diagnostics::report::thousands;
 use crate::diagnostics::{Code, Diagnostic};
+use crate::diff;
 use crate::diff::format::{Labels, json, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
-use crate::diff::{self, Side};
 use crate::emit::Format;
 use crate::load::{LoadError, Texts};
 use crate::pipeline::{self, Rendering};
@@ -193,17 +193,9 @@ pub(crate) fn diff(global: &GlobalArgs, args: &DiffArgs) -> ExitStatus {
     };
 
     let clock = Instant::now();
-    fn side(r: &Rendering) -> Side<'_> {
-        Side {
-            objects: &r.objects,
-            resolved: &r.resolved,
-            inputs: &r.inputs,
-            settings: &r.settings,
-        }
-    }
     let report = diff::compare(
-        &side(&base),
-        &side(&head),
+        &base.side(),
+        &head.side(),
         &diff::Options {
             context: args.unified,
             namespace: opts_namespace(global),

@@ -86,6 +86,18 @@ pub(crate) struct Rendering {
     pub(crate) reused: usize,
 }
 
+impl Rendering {
+    /// This render as one side of `diff`.
+    pub(crate) fn side(&self) -> crate::diff::Side<'_> {
+        crate::diff::Side {
+            objects: &self.objects,
+            resolved: &self.resolved,
+            inputs: &self.inputs,
+            settings: &self.settings,
+        }
+    }
+}
+
 /// The inputs, catalogued: what every command starts from.
 pub(crate) struct Catalogued {
     pub(crate) sources: Sources,

@@ -5,7 +5,7 @@
 
 use crate::diff::format::{Labels, markdown, text};
 use crate::diff::normalise::{FieldPath, Normalise};
-use crate::diff::{self, Cause, Change, Report, Side};
+use crate::diff::{self, Cause, Change, Report};
 use crate::emit::Format;
 use crate::k8s::id::ObjectId;
 use crate::pipeline::{Options, Rendering, render_texts};
@@ -35,23 +35,14 @@ fn render(files: &[(&str, &str)], ignore: &[&str]) -> Rendering {
     r
 }
 
-fn side(r: &Rendering) -> Side<'_> {
-    Side {
-        objects: &r.objects,
-        resolved: &r.resolved,
-        inputs: &r.inputs,
-        settings: &r.settings,
-    }
-}
-
 fn compare_with(base: &str, head: &str, ignore: &[&str]) -> Report {
     let (b, h) = (
         render(&[("in.yaml", base)], ignore),
         render(&[("in.yaml", head)], ignore),
     );
     diff::compare(
-        &side(&b),
-        &side(&h),
+        &b.side(),
+        &h.side(),
         &diff::Options {
             context: 3,
             namespace: "default".into(),
@@ -420,8 +411,8 @@ fn model_and_settings_changes_are_attributed() {
         &[],
     );
     let r = diff::compare(
-        &side(&base),
-        &side(&head),
+        &base.side(),
+        &head.side(),
         &diff::Options {
             context: 3,
             namespace: "default".into(),
@@ -612,8 +603,8 @@ fn the_widest_reaching_change_leads_the_impact() {
         &[],
     );
     let r = diff::compare(
-        &side(&base),
-        &side(&head),
+        &base.side(),
+        &head.side(),
         &diff::Options {
             context: 3,
             namespace: "default".into(),

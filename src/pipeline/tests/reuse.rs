@@ -6,7 +6,7 @@
 use super::diff::{model, runtime};
 use crate::diagnostics::Diagnostic;
 use crate::diff::normalise::Normalise;
-use crate::diff::{self, Report, Side};
+use crate::diff::{self, Report};
 use crate::emit::Format;
 use crate::pipeline::reuse::Reuse;
 use crate::pipeline::{Options, Rendering, render_texts};
@@ -26,19 +26,10 @@ fn render(files: &[(&str, &str)], reuse: Option<Arc<Reuse>>) -> Rendering {
     render_texts(files, &options)
 }
 
-fn side(r: &Rendering) -> Side<'_> {
-    Side {
-        objects: &r.objects,
-        resolved: &r.resolved,
-        inputs: &r.inputs,
-        settings: &r.settings,
-    }
-}
-
 fn compare(base: &Rendering, head: &Rendering) -> Report {
     diff::compare(
-        &side(base),
-        &side(head),
+        &base.side(),
+        &head.side(),
         &diff::Options {
             context: 3,
             namespace: "default".into(),
