@@ -2,7 +2,7 @@
 //! after inheritance, preset and per-accelerator settings, as YAML whose every value names
 //! the runtime, file and line it comes from (SEMANTICS.md#effective).
 
-use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
+use super::{ExitStatus, Outcome, fatal, load_catalog, options, report, stdout_written};
 use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
 use crate::inspect::effective::{named, of_isvc, render};
 use crate::inspect::tree::runtime_kind;
@@ -15,21 +15,10 @@ pub(crate) fn effective(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
         );
     }
     let opts = options(global, &args.paths);
-    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
-        Ok(c) => c,
-        Err(e) => return fatal(&e.to_string()),
+    let (sources, catalog, mut diags) = match load_catalog(global, &opts, Outcome::Checks) {
+        Ok(loaded) => loaded,
+        Err(status) => return status,
     };
-    let failed = catalogued.has_errors();
-    let crate::pipeline::Catalogued {
-        sources,
-        catalog,
-        mut diags,
-        ..
-    } = catalogued;
-    if failed {
-        report(&mut diags, &sources, global, Outcome::Checks, false);
-        return ExitStatus::InputErrors;
-    }
     // A broken chain elsewhere doesn't stop this view; the target's own chain does, below.
     let (inherited, _) = crate::inherit::resolve_all(&catalog);
     let effective = if let Some(name) = &args.runtime {

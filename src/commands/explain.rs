@@ -1,7 +1,7 @@
 //! `ome-render explain`: why each runtime is or isn't auto-selected for a model, as
 //! `kubectl ome runtime explain` shows it, with the file and line of every runtime.
 
-use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
+use super::{ExitStatus, Outcome, load_catalog, options, report, stdout_written};
 use crate::cli::{ExplainArgs, ExplainFormat, GlobalArgs};
 use crate::diagnostics::Diagnostic;
 use crate::inherit::Inherited;
@@ -15,21 +15,10 @@ pub(crate) fn explain(global: &GlobalArgs, args: &ExplainArgs) -> ExitStatus {
     let report = |diags: &mut Vec<Diagnostic>, sources: &Sources| {
         report(diags, sources, global, Outcome::Checks, false)
     };
-    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
-        Ok(c) => c,
-        Err(e) => return fatal(&e.to_string()),
+    let (sources, catalog, mut diags) = match load_catalog(global, &opts, Outcome::Checks) {
+        Ok(loaded) => loaded,
+        Err(status) => return status,
     };
-    let failed = catalogued.has_errors();
-    let crate::pipeline::Catalogued {
-        sources,
-        catalog,
-        mut diags,
-        ..
-    } = catalogued;
-    if failed {
-        report(&mut diags, &sources);
-        return ExitStatus::InputErrors;
-    }
     let found = subject(
         &catalog,
         args.isvc.as_deref(),

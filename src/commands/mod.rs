@@ -19,6 +19,7 @@ pub(crate) mod render;
 pub(crate) mod shell;
 pub(crate) mod tree;
 
+use crate::catalog::Catalog;
 use crate::cli::{Cli, ColorArg, Command, GlobalArgs, RenderArgs};
 use crate::diagnostics::report::{
     ErrorFormat, Item, Summary, at_most, quoted_files, render as render_report, summarise,
@@ -255,6 +256,28 @@ pub(crate) fn stdout_written(result: std::io::Result<()>) -> ExitStatus {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => fatal(&format!("cannot write standard output: {e}")),
     }
+}
+
+/// Loads and catalogues the inputs of a command that reads the catalog (`explain`, `tree`,
+/// `explain --effective`, `pin`): the sources, the catalog and the diagnostics so far. A
+/// failure to load ends the command (exit 2); errors in the inputs are reported and end it
+/// (exit 1), since later stages would only report their consequences.
+pub(crate) fn load_catalog(
+    global: &GlobalArgs,
+    opts: &Options,
+    outcome: Outcome,
+) -> Result<(Sources, Catalog, Vec<Diagnostic>), ExitStatus> {
+    let crate::pipeline::Catalogued {
+        sources,
+        catalog,
+        mut diags,
+        ..
+    } = crate::pipeline::load_catalog(opts, &mut read_stdin).map_err(|e| fatal(&e.to_string()))?;
+    if diags.iter().any(Diagnostic::is_error) {
+        report(&mut diags, &sources, global, outcome, false);
+        return Err(ExitStatus::InputErrors);
+    }
+    Ok((sources, catalog, diags))
 }
 
 /// A failure of the tool or of its use: the message, exit 2.

@@ -5,7 +5,7 @@
 //! It is the only command that writes the lock. Like a render it fails closed: any input
 //! error, or a managed pin whose runtime can't be resolved, writes nothing.
 
-use super::{ExitStatus, Outcome, fatal, options, read_stdin, report};
+use super::{ExitStatus, Outcome, fatal, load_catalog, options, report};
 use crate::cli::{GlobalArgs, PinArgs};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::emit::lock::{PinFiles, REVISIONS_DIR, lock_bytes, revision_bytes, write_pins};
@@ -27,21 +27,10 @@ pub(crate) fn pin(global: &GlobalArgs, args: &PinArgs) -> ExitStatus {
         .cloned()
         .unwrap_or_else(|| PathBuf::from("."));
     let opts = options(global, &args.paths);
-    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
-        Ok(c) => c,
-        Err(e) => return fatal(&e.to_string()),
+    let (sources, catalog, mut diags) = match load_catalog(global, &opts, Outcome::Writes) {
+        Ok(loaded) => loaded,
+        Err(status) => return status,
     };
-    let failed = catalogued.has_errors();
-    let crate::pipeline::Catalogued {
-        sources,
-        catalog,
-        mut diags,
-        ..
-    } = catalogued;
-    if failed {
-        report(&mut diags, &sources, global, Outcome::Writes, false);
-        return ExitStatus::InputErrors;
-    }
     let (inherited, inherit_diags) = crate::inherit::resolve_all(&catalog);
     diags.extend(inherit_diags);
     if diags.iter().any(Diagnostic::is_error) {

@@ -2,7 +2,7 @@
 //! InferenceServices that use it, in the layout of `kubectl ome runtime tree`
 //! (SEMANTICS.md#tree).
 
-use super::{ExitStatus, Outcome, fatal, options, read_stdin, report, stdout_written};
+use super::{ExitStatus, Outcome, fatal, load_catalog, options, report, stdout_written};
 use crate::cli::{GlobalArgs, TreeArgs, TreeFormat};
 use crate::inspect::tree::{
     isvc_target_tree, named_tree, render_graph, render_json, render_table, root_trees, runtime_kind,
@@ -37,21 +37,10 @@ pub(crate) fn tree(global: &GlobalArgs, args: &TreeArgs) -> ExitStatus {
         (_, r) => r.clone(),
     };
     let opts = options(global, &paths);
-    let catalogued = match crate::pipeline::load_catalog(&opts, &mut read_stdin) {
-        Ok(c) => c,
-        Err(e) => return fatal(&e.to_string()),
+    let (sources, catalog, mut diags) = match load_catalog(global, &opts, Outcome::Checks) {
+        Ok(loaded) => loaded,
+        Err(status) => return status,
     };
-    let failed = catalogued.has_errors();
-    let crate::pipeline::Catalogued {
-        sources,
-        catalog,
-        mut diags,
-        ..
-    } = catalogued;
-    if failed {
-        report(&mut diags, &sources, global, Outcome::Checks, false);
-        return ExitStatus::InputErrors;
-    }
     // Broken chains are part of the picture: they show as issues, not errors.
     let (inherited, _) = crate::inherit::resolve_all(&catalog);
     let resolver = Resolver::new(&catalog, &inherited);
