@@ -6,8 +6,8 @@
 use super::{ExitStatus, Outcome, options, read_stdin, report, stdout_written};
 use crate::cli::{ComponentsArgs, ComponentsFormat, GlobalArgs};
 use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::go::encode::write_go_json_indented;
 use crate::render::components::{Origin, Source, list, rendered_inference_service, sorted};
-use crate::revision::gojson::write_go_json_indented;
 use crate::select::resolve::{Resolver, resolve};
 use crate::source::Sources;
 use crate::yaml::Node;

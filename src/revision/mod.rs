@@ -327,8 +327,8 @@ pub(crate) fn differences(pinned: &Node, live: &Node) -> Vec<String> {
 
 fn same(a: &Node, b: &Node) -> bool {
     let (mut x, mut y) = (Vec::new(), Vec::new());
-    gojson::write_go_json(a, &mut x);
-    gojson::write_go_json(b, &mut y);
+    crate::go::encode::write_go_json(a, &mut x);
+    crate::go::encode::write_go_json(b, &mut y);
     x == y
 }
 
