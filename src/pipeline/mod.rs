@@ -415,11 +415,14 @@ fn admit(catalogued: Catalogued, options: &Options) -> Admitted {
             .map(|o| o.root.pos.file)
             .chain(catalog.inference_services.iter().map(|i| i.pos.file))
             .collect();
-        let files_of = traced.iter().map(|(id, _, f)| (id.clone(), *f)).collect();
+        let consumed = traced
+            .iter()
+            .map(|(id, fp, f)| (id.clone(), (*fp, *f)))
+            .collect();
         let fingerprints = traced.into_iter().map(|(id, fp, _)| (id, fp)).collect();
         (
             fingerprints,
-            reuse::Inputs::new(&sources, files_of, &object_files),
+            reuse::Inputs::new(&sources, consumed, &object_files),
         )
     } else {
         (BTreeMap::new(), reuse::Inputs::default())
@@ -499,7 +502,6 @@ fn render_all(admitted: &mut Admitted, inherited: &Inherited, options: &Options)
             .as_deref()
             .filter(|r| r.applies(settings, &admitted.reuse_inputs)),
         inputs: &admitted.reuse_inputs,
-        fingerprints: &admitted.inputs,
         reused: AtomicUsize::new(0),
     });
     let mut out = Output::default();
@@ -582,7 +584,6 @@ type RenderedIsvc<'a> = (
 struct Reusing<'r> {
     base: Option<&'r reuse::Reuse>,
     inputs: &'r reuse::Inputs,
-    fingerprints: &'r BTreeMap<ObjectId, u64>,
     /// How many InferenceServices took the base's objects.
     reused: AtomicUsize,
 }
@@ -611,11 +612,9 @@ fn render_one<'a>(
         return (Vec::new(), d, None, chose, None);
     }
     let summary = options.trace.then(|| resolution.summary(&isvc));
-    let key = reusing.zip(summary.as_ref()).and_then(|(r, s)| {
-        r.inputs
-            .key(&resolution, s, isvc.pos, r.fingerprints)
-            .map(|k| (r, s, k))
-    });
+    let key = reusing
+        .zip(summary.as_ref())
+        .and_then(|(r, s)| r.inputs.key(&resolution, s, isvc.pos).map(|k| (r, s, k)));
     let reused = key
         .as_ref()
         .and_then(|(r, s, k)| r.base.and_then(|base| base.lookup(&s.isvc, k, r.inputs)));

@@ -4,7 +4,7 @@
 //! InferenceServices nothing reaches are reused.
 
 use super::diff::{model, runtime};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::diff::normalise::Normalise;
 use crate::diff::{self, Report};
 use crate::emit::Format;
@@ -298,4 +298,41 @@ fn a_pin_change_renders_again() {
     let (r, reused) = both_ways(&strs(&pinned), &strs(&unpinned));
     assert_eq!(changed(&r), ["llama-demo/llama-3-2-3b-instruct"]);
     assert_eq!(reused, 0);
+}
+
+#[test]
+fn a_renamed_or_removed_file() {
+    let base = Tree::base();
+    // The models renamed in their place: the same bytes at the same place, so every
+    // InferenceService is reused, and so are the model agent's warnings its render gave,
+    // which point into the models' file: the head's, by its new name (`both_ways` compares
+    // the diagnostics with a full render's).
+    let mut renamed = base.files();
+    renamed[3].0 = "models-renamed.yaml";
+    let head = render(&renamed, None);
+    assert_eq!(
+        head.sources.get(3).map(|f| f.path.as_str()),
+        Some("models-renamed.yaml")
+    );
+    assert!(
+        head.diags
+            .iter()
+            .any(|d| d.code == Code::ModelAgent && d.pos.is_some_and(|p| p.file == 3)),
+        "a render's warning in the renamed file"
+    );
+    let (r, reused) = both_ways(&base.files(), &renamed);
+    assert!(!r.has_differences(), "{:?}", changed(&r));
+    assert_eq!(reused, 5);
+    // b removed: its InferenceServices are removed, and the files after it move up a place,
+    // so what resolves to them is rendered again.
+    let mut removed = base.files();
+    removed.remove(2);
+    let (r, reused) = both_ways(&base.files(), &removed);
+    let mut groups = changed(&r);
+    groups.sort();
+    assert_eq!(groups, ["team/five", "team/four"]);
+    assert_eq!(
+        reused, 0,
+        "a resolves to the models and runtimes, which moved"
+    );
 }
