@@ -253,7 +253,7 @@ pub(crate) fn resolve_all(catalog: &Catalog) -> (Inherited, Vec<Diagnostic>) {
         }
         // A child's fields come after its parent's: in Go's order again, as a revision is.
         let spec = RuntimeSpec::read(
-            &crate::revision::gojson::go_order(&merged),
+            &crate::revision::gojson::into_go_order(merged),
             &runtime.object,
             &mut diags,
         );

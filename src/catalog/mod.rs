@@ -416,7 +416,12 @@ fn read_entry(
             };
             // Keys in Go's order, whatever order they were written in: a revision of equal
             // content renders the same bytes (SEMANTICS.md#pins).
-            r.spec.spec = crate::revision::gojson::go_order(&r.spec.spec);
+            let pos = r.spec.spec.pos;
+            let written = std::mem::replace(
+                &mut r.spec.spec,
+                crate::yaml::Node::new(crate::yaml::Value::Null, pos),
+            );
+            r.spec.spec = crate::revision::gojson::into_go_order(written);
             diags.extend(checked);
             Entry::Runtime(namespace, Box::new(r))
         }

@@ -15,6 +15,8 @@ use crate::go::encode::write_go_json;
 use crate::k8s::quantity::Quantity;
 use crate::yaml::{Map, Node, Value};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// A runtime spec in OME's stored form.
 #[derive(Clone, Debug)]
@@ -85,59 +87,106 @@ pub(crate) fn go_value(type_name: &str, node: &Node) -> Node {
 /// were written in, so a pinned InferenceService renders from its revision the bytes it
 /// renders from the live runtime (SEMANTICS.md#pins).
 pub(crate) fn go_order(spec: &Node) -> Node {
-    in_order(Ty::Struct("ServingRuntimeSpec"), spec)
+    into_go_order(spec.clone())
 }
 
-fn in_order(t: Ty<'_>, n: &Node) -> Node {
-    let value = match (t, &n.value) {
-        (Ty::Ptr(inner), _) => return in_order(ty(inner), n),
+/// [`go_order`] of a spec the caller gives up: its nodes are moved into place, not copied.
+pub(crate) fn into_go_order(mut spec: Node) -> Node {
+    in_order(Ty::Struct("ServingRuntimeSpec"), &mut spec);
+    spec
+}
+
+/// Puts `n`'s keys in Go's order for type `t`, in place.
+fn in_order(mut t: Ty<'_>, n: &mut Node) {
+    loop {
+        t = match (t, &n.value) {
+            (Ty::Ptr(inner), _) => ty(inner),
+            // A value the table does not describe: keys by name, all the way down.
+            (Ty::Unknown, Value::Map(_)) => Ty::Map("?"),
+            (Ty::Unknown, Value::Seq(_)) => Ty::Slice("?"),
+            _ => break,
+        };
+    }
+    match (t, &mut n.value) {
         (Ty::Slice(inner), Value::Seq(items)) => {
             let it = ty(inner);
-            Value::Seq(items.iter().map(|item| in_order(it, item)).collect())
+            for item in items {
+                in_order(it, item);
+            }
         }
         (Ty::Map(inner), Value::Map(m)) => {
             let it = ty(inner);
-            let mut entries: Vec<_> = m
-                .entries()
-                .map(|(k, v)| (k.clone(), in_order(it, v)))
-                .collect();
+            let mut entries: Vec<_> = std::mem::take(m).into_iter().collect();
+            for (_, v) in &mut entries {
+                in_order(it, v);
+            }
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Map(Map::from_unique(entries))
+            *m = Map::from_unique(entries);
         }
-        (Ty::Struct(name), Value::Map(m)) => {
-            let mut out = Map::with_capacity(m.len());
-            if let Some(fields) = gotypes::fields(name) {
-                fields_in_order(fields, m, &mut out);
-            }
-            let mut rest: Vec<_> = m
-                .entries()
-                .filter(|(k, _)| !out.contains_key(k.as_str()))
-                .map(|(k, v)| (k.clone(), in_order(Ty::Unknown, v)))
-                .collect();
-            rest.sort_by(|a, b| a.0.cmp(&b.0));
-            for (k, v) in rest {
-                out.push_unique(k, v);
-            }
-            Value::Map(out)
-        }
-        // A value the table does not describe: keys by name, all the way down.
-        (Ty::Unknown, Value::Map(_)) => return in_order(Ty::Map("?"), n),
-        (Ty::Unknown, Value::Seq(_)) => return in_order(Ty::Slice("?"), n),
-        _ => return n.clone(),
-    };
-    Node::new(value, n.pos)
+        (Ty::Struct(name), Value::Map(m)) => *m = struct_in_order(name, std::mem::take(m)),
+        _ => {}
+    }
 }
 
-fn fields_in_order(fields: &[gotypes::Field], m: &Map, out: &mut Map) {
+/// A struct's entries: its fields in declaration order (an embedded struct's in its place,
+/// the first of two fields of one name), then the keys the table does not know, by name. A
+/// key written twice keeps its first value when the struct has the field.
+fn struct_in_order(name: &str, m: Map) -> Map {
+    let places = struct_places(name);
+    let mut known = Vec::with_capacity(m.len());
+    let mut rest = Vec::new();
+    for (k, mut v) in m {
+        match places.and_then(|p| p.get(k.as_str())) {
+            Some(&(place, type_name)) => {
+                if known.iter().all(|(p, _, _): &(usize, _, Node)| *p != place) {
+                    in_order(ty(type_name), &mut v);
+                    known.push((place, k, v));
+                }
+            }
+            None => {
+                in_order(Ty::Unknown, &mut v);
+                rest.push((k, v));
+            }
+        }
+    }
+    known.sort_by_key(|(place, _, _)| *place);
+    rest.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut entries = Vec::with_capacity(known.len() + rest.len());
+    entries.extend(known.into_iter().map(|(_, k, v)| (k, v)));
+    entries.extend(rest);
+    Map::from_unique(entries)
+}
+
+/// A struct's fields by JSON name: each one's place in Go's order and its type.
+type Places = HashMap<&'static str, (usize, &'static str)>;
+
+/// Each field of struct `name` by its JSON name: its place in the order Go writes the fields
+/// (embedded structs' fields at theirs) and its type. Made once for every struct of the table.
+fn struct_places(name: &str) -> Option<&'static Places> {
+    static PLACES: OnceLock<HashMap<&'static str, Places>> = OnceLock::new();
+    PLACES
+        .get_or_init(|| {
+            gotypes::TYPES
+                .iter()
+                .map(|&(name, fields)| {
+                    let mut places = HashMap::new();
+                    flatten(fields, &mut places);
+                    (name, places)
+                })
+                .collect()
+        })
+        .get(name)
+}
+
+fn flatten(fields: &'static [gotypes::Field], places: &mut Places) {
     for &(json, type_name, flags) in fields {
         if flags & I != 0 {
             if let Some(inner) = gotypes::fields(type_name) {
-                fields_in_order(inner, m, out);
+                flatten(inner, places);
             }
-        } else if let Some(v) = m.get(json)
-            && !out.contains_key(json)
-        {
-            out.push_unique(json.to_string(), in_order(ty(type_name), v));
+        } else {
+            let next = places.len();
+            places.entry(json).or_insert((next, type_name));
         }
     }
 }
@@ -595,5 +644,68 @@ engineConfig:
         assert_eq!(c.opaque.as_deref(), Some("engineConfig.lifecycle"));
         let c = canonical(&spec("engineConfig:\n  minReplicas: one\n"));
         assert_eq!(c.opaque.as_deref(), Some("engineConfig.minReplicas"));
+    }
+
+    /// The keys of `node`'s map, in order.
+    fn keys(node: &Node) -> Vec<&str> {
+        node.as_map()
+            .expect("a map")
+            .iter()
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    #[test]
+    fn go_order_puts_fields_in_declaration_order_and_the_rest_by_name() {
+        let ordered = go_order(&spec(
+            r#"
+zzUnknown: 1
+engineConfig:
+  runner: {image: x}
+  extra: true
+  labels: {b: "1", a: "2"}
+  minReplicas: 1
+  containers: [{image: i, name: c}]
+supportedModelFormats:
+  - priority: 1
+    name: f
+disabled: false
+aUnknown: {y: 1, x: {d: 1, c: 2}}
+"#,
+        ));
+        assert_eq!(
+            keys(&ordered),
+            [
+                "supportedModelFormats",
+                "disabled",
+                "engineConfig",
+                "aUnknown",
+                "zzUnknown"
+            ]
+        );
+        let engine = ordered.get("engineConfig").unwrap();
+        // The embedded OmePodSpec's fields, then ComponentExtensionSpec's, then the rest.
+        assert_eq!(
+            keys(engine),
+            ["containers", "minReplicas", "labels", "runner", "extra"]
+        );
+        assert_eq!(keys(engine.get("labels").unwrap()), ["a", "b"]);
+        let Value::Seq(containers) = &engine.get("containers").unwrap().value else {
+            panic!("containers is a list");
+        };
+        assert_eq!(keys(&containers[0]), ["name", "image"]);
+        let unknown = ordered.get("aUnknown").unwrap();
+        assert_eq!(keys(unknown), ["x", "y"]);
+        assert_eq!(keys(unknown.get("x").unwrap()), ["c", "d"]);
+        let Value::Seq(formats) = &ordered.get("supportedModelFormats").unwrap().value else {
+            panic!("supportedModelFormats is a list");
+        };
+        assert_eq!(keys(&formats[0]), ["name", "priority"]);
+        // Nothing is added, dropped or rewritten, and moving the nodes gives the same.
+        assert_eq!(
+            ordered.get("disabled").map(|n| &n.value),
+            Some(&Value::Bool(false))
+        );
+        assert!(into_go_order(spec("x: 1\nb: 2")) == go_order(&spec("x: 1\nb: 2")));
     }
 }
