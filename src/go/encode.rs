@@ -1,43 +1,21 @@
 //! JSON written as Go's `encoding/json` writes it (`json.Marshal`, `json.MarshalIndent`): the
 //! bytes OME hashes and prints must be Go's, escapes included (SEMANTICS.md#go-behaviours).
 
+use crate::yaml::emit::{JsonLeaves, write_json_as};
 use crate::yaml::{Node, Value};
 use std::io::Write as _;
 
 /// Writes `node` as Go's `encoding/json` does: no spaces, keys in the tree's order, HTML
 /// characters and the line and paragraph separators escaped.
 pub(crate) fn write_go_json(node: &Node, out: &mut Vec<u8>) {
-    match &node.value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Float(f) => out.extend_from_slice(f.as_bytes()),
-        Value::Str(s) => write_go_string(s, out),
-        Value::Seq(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_go_json(item, out);
-            }
-            out.push(b']');
-        }
-        Value::Map(m) => {
-            out.push(b'{');
-            for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_go_string(k, out);
-                out.push(b':');
-                write_go_json(v, out);
-            }
-            out.push(b'}');
-        }
-    }
+    write_json_as(
+        node,
+        out,
+        &JsonLeaves {
+            string: write_go_string,
+            float: |raw, out| out.extend_from_slice(raw.as_bytes()),
+        },
+    );
 }
 
 /// Writes `node` as Go's `json.MarshalIndent(v, "", "  ")` does: one entry per line,

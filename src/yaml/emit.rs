@@ -449,31 +449,44 @@ pub(crate) fn write_json_line(node: &Node, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
+/// Writes `node` as compact JSON: keys in the tree's order, strings with JSON's escapes, a
+/// float as written when JSON can read it so, else as Rust prints it (a non-finite one as a
+/// string).
 pub(crate) fn write_json(node: &Node, out: &mut Vec<u8>) {
+    write_json_as(
+        node,
+        out,
+        &JsonLeaves {
+            string: write_json_string,
+            float: write_json_float,
+        },
+    );
+}
+
+/// How a JSON dialect writes the leaves dialects differ in: strings (their escapes) and
+/// floats. Go's `encoding/json` is one (`go::encode`), plain JSON the other.
+pub(crate) struct JsonLeaves {
+    pub(crate) string: fn(&str, &mut Vec<u8>),
+    pub(crate) float: fn(&str, &mut Vec<u8>),
+}
+
+/// Writes `node` as compact JSON, its strings and floats as `leaves` writes them.
+pub(crate) fn write_json_as(node: &Node, out: &mut Vec<u8>, leaves: &JsonLeaves) {
     match &node.value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Float(raw) => match raw.parse::<f64>() {
-            Ok(x) if x.is_finite() => {
-                if is_json_number(raw) {
-                    out.extend_from_slice(raw.as_bytes());
-                } else {
-                    let _ = write!(out, "{x:?}");
-                }
-            }
-            _ => write_json_string(raw, out),
-        },
-        Value::Str(s) => write_json_string(s, out),
+        Value::Float(raw) => (leaves.float)(raw, out),
+        Value::Str(s) => (leaves.string)(s, out),
         Value::Seq(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(item, out);
+                write_json_as(item, out, leaves);
             }
             out.push(b']');
         }
@@ -483,12 +496,25 @@ pub(crate) fn write_json(node: &Node, out: &mut Vec<u8>) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json_string(k, out);
+                (leaves.string)(k, out);
                 out.push(b':');
-                write_json(v, out);
+                write_json_as(v, out, leaves);
             }
             out.push(b'}');
         }
+    }
+}
+
+fn write_json_float(raw: &str, out: &mut Vec<u8>) {
+    match raw.parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            if is_json_number(raw) {
+                out.extend_from_slice(raw.as_bytes());
+            } else {
+                let _ = write!(out, "{x:?}");
+            }
+        }
+        _ => write_json_string(raw, out),
     }
 }
 
