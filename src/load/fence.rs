@@ -264,4 +264,58 @@ mod tests {
             [std::ffi::OsStr::new("a"), std::ffi::OsStr::new("b")]
         );
     }
+
+    /// One load's directories, shared by its files, refuse as a fresh open does: a link on
+    /// the way is refused for every file below it, in the same words, and what is kept past
+    /// [`DIRS_KEPT`] directories opens as before.
+    #[test]
+    fn directories_opened_once_refuse_as_a_fresh_open_does() {
+        let root =
+            std::env::temp_dir().join(format!("ome-render-fence-dirs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/x.yaml"), "x").unwrap();
+        std::fs::write(root.join("a/b/y.yaml"), "y").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("l")).unwrap();
+        for n in 0..DIRS_KEPT + 3 {
+            std::fs::create_dir_all(root.join(format!("many/{n}"))).unwrap();
+            std::fs::write(root.join(format!("many/{n}/f.yaml")), "f").unwrap();
+        }
+        let dirs = Dirs::default();
+        let said = |r: Result<(File, Stamp), Refused>| match r {
+            Ok((_, stamp)) => format!("read {}", stamp.len),
+            Err(r) => r.to_string(),
+        };
+        for rel in [
+            "a/b/x.yaml",
+            "a/b/y.yaml",
+            "l/b/x.yaml",
+            "a/b/x.yaml",
+            "l/b/y.yaml",
+            "a/b",
+            "a/b/none.yaml",
+            "a/b/x.yaml/z",
+            "../a/b/x.yaml",
+        ] {
+            assert_eq!(
+                said(dirs.open_beneath(&root, Path::new(rel))),
+                said(open_beneath(&root, Path::new(rel))),
+                "{rel}"
+            );
+        }
+        assert_eq!(
+            said(dirs.open_beneath(&root, Path::new("l/b/x.yaml"))),
+            "l is a symbolic link, and links are not followed"
+        );
+        for n in 0..DIRS_KEPT + 3 {
+            let rel = format!("many/{n}/f.yaml");
+            assert_eq!(said(dirs.open_beneath(&root, Path::new(&rel))), "read 1");
+        }
+        assert!(dirs.open.lock().unwrap().len() <= DIRS_KEPT);
+        assert_eq!(
+            said(dirs.open_beneath(&root, Path::new("a/b/y.yaml"))),
+            "read 1"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
