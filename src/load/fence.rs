@@ -8,9 +8,11 @@
 
 use crate::source::Stamp;
 use rustix::fs::{Mode, OFlags};
+use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Why a file of the tree is not read.
 #[derive(Debug)]
@@ -108,52 +110,118 @@ fn open_in(dir: impl AsFd, name: &std::ffi::OsStr, at: &Path) -> Result<(File, S
     Ok((file, stamp))
 }
 
-/// The directory `root` (given by the operator: a link there is followed), then each
-/// directory of `names` below it, none of them a link.
-fn open_dirs(root: &Path, names: &[&std::ffi::OsStr]) -> Result<(OwnedFd, PathBuf), Refused> {
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+/// The directory `root`, given by the operator: a link there is followed.
+fn open_root(root: &Path) -> Result<OwnedFd, Refused> {
     let root = if root.as_os_str().is_empty() {
         Path::new(".")
     } else {
         root
     };
-    let mut dir = rustix::fs::open(root, dir_flags, Mode::empty()).map_err(|e| match e {
+    rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| match e {
         rustix::io::Errno::NOENT => Refused::Missing,
         e => Refused::Io(e.into()),
-    })?;
-    let mut at = PathBuf::new();
-    for name in names {
-        at.push(name);
-        let next = rustix::fs::openat(&dir, *name, dir_flags | OFlags::NOFOLLOW, Mode::empty());
-        dir = match next {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
-                let stat = rustix::fs::statat(&dir, *name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                    .map_err(|e| refused(e, &at))?;
-                return Err(match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
-                    rustix::fs::FileType::Symlink => Refused::Link(at),
-                    other => Refused::NotRegular(kind_of(other)),
-                });
-            }
-            Err(e) => return Err(refused(e, &at)),
-        };
-    }
-    Ok((dir, at))
+    })
 }
 
-/// Opens the regular file `rel` below `root`: see the module's documentation.
+/// The directory `name` in `dir`, not a link; `at` is its path below the root, for messages.
+fn open_dir_in(dir: impl AsFd, name: &std::ffi::OsStr, at: &Path) -> Result<OwnedFd, Refused> {
+    match rustix::fs::openat(&dir, name, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty()) {
+        Ok(fd) => Ok(fd),
+        Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+            let stat = rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                .map_err(|e| refused(e, at))?;
+            Err(match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+                rustix::fs::FileType::Symlink => Refused::Link(at.to_path_buf()),
+                other => Refused::NotRegular(kind_of(other)),
+            })
+        }
+        Err(e) => Err(refused(e, at)),
+    }
+}
+
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::CLOEXEC);
+
+/// How many directories [`Dirs`] keeps open at most; past that it closes them all and
+/// starts again (files come in walk order, so the ones of a directory come together).
+const DIRS_KEPT: usize = 128;
+
+/// The directories one load has opened through the fence, each opened once rather than once
+/// for every file below it: a root given by the operator (a link there followed), and below
+/// it each directory by plain name without following a link, exactly as [`open_beneath`]
+/// would open it. Only directories that opened are kept: a refusal is met again, in the same
+/// words, by every file that asks.
+#[derive(Default)]
+pub(crate) struct Dirs {
+    open: Mutex<HashMap<(PathBuf, PathBuf), Arc<OwnedFd>>>,
+}
+
+impl Dirs {
+    fn kept(&self, root: &Path, at: &Path) -> Option<Arc<OwnedFd>> {
+        let open = self.open.lock().ok()?;
+        open.get(&(root.to_path_buf(), at.to_path_buf())).cloned()
+    }
+
+    fn keep(&self, root: &Path, at: &Path, dir: &Arc<OwnedFd>) {
+        if let Ok(mut open) = self.open.lock() {
+            if open.len() >= DIRS_KEPT {
+                open.clear();
+            }
+            open.insert((root.to_path_buf(), at.to_path_buf()), Arc::clone(dir));
+        }
+    }
+
+    /// The directory `root`, then each directory of `names` below it, none of them a link;
+    /// with the path of the last below the root.
+    fn open(
+        &self,
+        root: &Path,
+        names: &[&std::ffi::OsStr],
+    ) -> Result<(Arc<OwnedFd>, PathBuf), Refused> {
+        let mut at: PathBuf = names.iter().collect();
+        // The deepest directory on the way already open, and how many names it took.
+        let mut taken = names.len();
+        let mut dir = loop {
+            if let Some(dir) = self.kept(root, &at) {
+                break dir;
+            }
+            if taken == 0 {
+                let dir = Arc::new(open_root(root)?);
+                self.keep(root, &at, &dir);
+                break dir;
+            }
+            taken -= 1;
+            at.pop();
+        };
+        for name in &names[taken..] {
+            at.push(name);
+            dir = Arc::new(open_dir_in(&dir, name, &at)?);
+            self.keep(root, &at, &dir);
+        }
+        Ok((dir, at))
+    }
+
+    /// Opens the regular file `rel` below `root`: see the module's documentation.
+    pub(crate) fn open_beneath(&self, root: &Path, rel: &Path) -> Result<(File, Stamp), Refused> {
+        let names = plain_names(rel).ok_or(Refused::Outside)?;
+        let Some((last, dirs)) = names.split_last() else {
+            return Err(Refused::Outside);
+        };
+        let (dir, mut at) = self.open(root, dirs)?;
+        at.push(last);
+        // The file itself: a link there is named as "it".
+        open_in(&*dir, last, &at).map_err(|r| match r {
+            Refused::Link(p) if p == at => Refused::Link(PathBuf::new()),
+            r => r,
+        })
+    }
+}
+
+/// Opens the regular file `rel` below `root`, every directory on the way opened for this
+/// file alone: see the module's documentation.
 pub(crate) fn open_beneath(root: &Path, rel: &Path) -> Result<(File, Stamp), Refused> {
-    let names = plain_names(rel).ok_or(Refused::Outside)?;
-    let (last, dirs) = names
-        .split_last()
-        .expect("plain_names returns at least one name");
-    let (dir, mut at) = open_dirs(root, dirs)?;
-    at.push(last);
-    // The file itself: a link there is named as "it".
-    open_in(&dir, last, &at).map_err(|r| match r {
-        Refused::Link(p) if p == at => Refused::Link(PathBuf::new()),
-        r => r,
-    })
+    Dirs::default().open_beneath(root, rel)
 }
 
 /// Opens the regular file at `path` as it is written (a link in a directory above it is
@@ -195,5 +263,59 @@ mod tests {
             plain_names(Path::new("./a/./b")).unwrap(),
             [std::ffi::OsStr::new("a"), std::ffi::OsStr::new("b")]
         );
+    }
+
+    /// One load's directories, shared by its files, refuse as a fresh open does: a link on
+    /// the way is refused for every file below it, in the same words, and what is kept past
+    /// [`DIRS_KEPT`] directories opens as before.
+    #[test]
+    fn directories_opened_once_refuse_as_a_fresh_open_does() {
+        let root =
+            std::env::temp_dir().join(format!("ome-render-fence-dirs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/x.yaml"), "x").unwrap();
+        std::fs::write(root.join("a/b/y.yaml"), "y").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("l")).unwrap();
+        for n in 0..DIRS_KEPT + 3 {
+            std::fs::create_dir_all(root.join(format!("many/{n}"))).unwrap();
+            std::fs::write(root.join(format!("many/{n}/f.yaml")), "f").unwrap();
+        }
+        let dirs = Dirs::default();
+        let said = |r: Result<(File, Stamp), Refused>| match r {
+            Ok((_, stamp)) => format!("read {}", stamp.len),
+            Err(r) => r.to_string(),
+        };
+        for rel in [
+            "a/b/x.yaml",
+            "a/b/y.yaml",
+            "l/b/x.yaml",
+            "a/b/x.yaml",
+            "l/b/y.yaml",
+            "a/b",
+            "a/b/none.yaml",
+            "a/b/x.yaml/z",
+            "../a/b/x.yaml",
+        ] {
+            assert_eq!(
+                said(dirs.open_beneath(&root, Path::new(rel))),
+                said(open_beneath(&root, Path::new(rel))),
+                "{rel}"
+            );
+        }
+        assert_eq!(
+            said(dirs.open_beneath(&root, Path::new("l/b/x.yaml"))),
+            "l is a symbolic link, and links are not followed"
+        );
+        for n in 0..DIRS_KEPT + 3 {
+            let rel = format!("many/{n}/f.yaml");
+            assert_eq!(said(dirs.open_beneath(&root, Path::new(&rel))), "read 1");
+        }
+        assert!(dirs.open.lock().unwrap().len() <= DIRS_KEPT);
+        assert_eq!(
+            said(dirs.open_beneath(&root, Path::new("a/b/y.yaml"))),
+            "read 1"
+        );
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -119,15 +119,17 @@ impl Decoded {
 }
 
 /// Opens an input: through the fence when it was found in the directory being rendered
-/// (`beneath`), else as [`open_regular`] does.
+/// (`beneath`), its directories those the load has opened already (`dirs`), else as
+/// [`open_regular`] does.
 fn open_input(
+    dirs: &fence::Dirs,
     path: &std::path::Path,
     beneath: Option<&std::path::Path>,
 ) -> Result<(std::fs::File, Stamp), String> {
     match beneath {
         Some(root) => {
             let rel = path.strip_prefix(root).unwrap_or(path);
-            fence::open_beneath(root, rel).map_err(|r| r.to_string())
+            dirs.open_beneath(root, rel).map_err(|r| r.to_string())
         }
         None => open_regular(path),
     }
@@ -286,12 +288,14 @@ fn load_discovered(
         .map(|input| (sources.add(input.display.clone(), Arc::from("")), input))
         .collect();
     let taken = AtomicU64::new(stdin_bytes.as_ref().map_or(0, |b| b.len() as u64));
+    // Each directory of the tree opened once for all the files in it.
+    let dirs = fence::Dirs::default();
     let read: Vec<(u32, Input, Read)> = inputs
         .into_par_iter()
         .map(|(id, input)| {
             let read = match &input.path {
                 None => Read::Stdin,
-                Some(p) => match open_input(p, input.beneath.as_deref()) {
+                Some(p) => match open_input(&dirs, p, input.beneath.as_deref()) {
                     Err(e) => Read::Failed(e),
                     Ok((_, stamp)) if stamp.len > limits.file_bytes => Read::TooLarge,
                     Ok((file, stamp)) => {
@@ -311,6 +315,7 @@ fn load_discovered(
             (id, input, read)
         })
         .collect();
+    drop(dirs);
 
     // In input order: the byte limits, as if the files were read one after the other.
     let too_large = |id| {
@@ -440,7 +445,8 @@ pub(crate) fn read_again(sources: &Sources, files: impl IntoIterator<Item = u32>
 /// The text of the file at `from`, if it is still what `stamp` says, opened as it was first
 /// opened (through the fence when it was found in the directory being rendered).
 fn text_again(from: &ReadFrom, stamp: Stamp) -> Option<String> {
-    let (file, now) = open_input(&from.path, from.beneath.as_deref()).ok()?;
+    let (file, now) =
+        open_input(&fence::Dirs::default(), &from.path, from.beneath.as_deref()).ok()?;
     if now != stamp {
         return None;
     }
