@@ -51,10 +51,7 @@ impl<'a> Findings<'a> {
         field: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        Diagnostic::error(code, message)
-            .at(self.at(pos))
-            .object(self.object.clone())
-            .field(field)
+        self.about(Diagnostic::error(code, message), pos, field)
     }
 
     pub(crate) fn warning(
@@ -64,10 +61,13 @@ impl<'a> Findings<'a> {
         field: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        Diagnostic::warning(code, message)
-            .at(self.at(pos))
-            .object(self.object.clone())
-            .field(field)
+        self.about(Diagnostic::warning(code, message), pos, field)
+    }
+
+    /// `d` at `pos` (the fallback when `pos` is not an input position), naming the object
+    /// and `field`.
+    fn about(&self, d: Diagnostic, pos: Pos, field: &str) -> Diagnostic {
+        d.at(self.at(pos)).object(self.object.clone()).field(field)
     }
 
     pub(crate) fn push(&mut self, d: Diagnostic) {
